@@ -1,0 +1,43 @@
+/**
+ * Benchmark plumbing: every benchmark measures its baseline in the same run and reports the
+ * ratio. Results go to stdout as one JSON object with `--json` (progress to stderr), else as
+ * a readable table.
+ */
+
+/** What a benchmark returns. */
+export interface BenchResult {
+  bench: string;
+  metrics: Record<string, number | null>;
+  baselines: Record<string, number | null>;
+  ratios: Record<string, number | null>;
+  /** Conditions worth knowing when reading the numbers (dialect versions, skipped parts). */
+  notes: string[];
+}
+
+/** Options every benchmark receives. */
+export interface BenchOptions {
+  /** Scale factor for iteration counts (`--scale 0.1` for a smoke run). */
+  scale: number;
+  progress: (message: string) => void;
+}
+
+/** Median of numbers (0 for none). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Operations per second of running `op` `count` times one after another. */
+export async function rate(count: number, op: (i: number) => unknown): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < count; i++) await op(i);
+  const seconds = (performance.now() - started) / 1000;
+  return count / seconds;
+}
+
+/** Round to 3 significant decimals for printing. */
+export function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

@@ -1,0 +1,10 @@
+/**
+ * Every cloud migration, in order. Migrations are frozen once shipped: a schema change is a
+ * new numbered file here plus the matching change to the schema model in runtime/schema, and
+ * the drift test (fresh database + all migrations = the model) proves the two agree.
+ */
+import type { Migration } from '../runtime/store/migrate/migration.js';
+import { migration as m0001 } from './0001_initial.js';
+
+/** All migrations, oldest first. */
+export const migrations: readonly Migration[] = [m0001];

@@ -1,0 +1,157 @@
+/**
+ * Kysely table types of the tables the runtime queries. Writes send JSON and timestamps as
+ * text (see codec.ts); reads return whatever the dialect returns and are decoded by the
+ * operation that reads them.
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+/** JSONB (cloud) or JSON text (edge): written as text, read raw. */
+export type JsonColumn = ColumnType<unknown, string, string>;
+/** Nullable JSON column. */
+export type NullableJsonColumn = ColumnType<unknown, string | null | undefined, string | null>;
+/** Timestamp with a database default. */
+export type DefaultTime = ColumnType<unknown, string | undefined, string>;
+/** Nullable timestamp. */
+export type NullableTime = ColumnType<unknown, string | null | undefined, string | null>;
+/** JSON column with a database default. */
+export type DefaultJson = ColumnType<unknown, string | undefined, string>;
+/** Integer with a database default (BIGINT may arrive as string). */
+export type DefaultInt = ColumnType<number | string, number | undefined, number>;
+
+/** workflow_executions row. */
+export interface WorkflowExecutionsTable {
+  id: string;
+  workflow_type: string;
+  workflow_version: string | null;
+  status: string;
+  current_step_index: number;
+  current_step: string | null;
+  state: JsonColumn;
+  definition_snapshot: NullableJsonColumn;
+  definition_hash: string | null;
+  actor_snapshot: NullableJsonColumn;
+  owner_id: string | null;
+  data_region: string | null;
+  parent_workflow_id: string | null;
+  idempotency_key: string | null;
+  version: DefaultInt;
+  metadata: DefaultJson;
+  created_at: DefaultTime;
+  updated_at: DefaultTime;
+}
+
+/** workflow_audit_log row. */
+export interface WorkflowAuditLogTable {
+  id: Generated<number>;
+  workflow_id: string;
+  event_type: string;
+  step_name: string | null;
+  event_data: DefaultJson;
+  timestamp: DefaultTime;
+}
+
+/** workflow_execution_logs row. */
+export interface WorkflowExecutionLogsTable {
+  id: Generated<number>;
+  workflow_id: string;
+  step_name: string | null;
+  level: ColumnType<string, string | undefined, string>;
+  message: string;
+  data: DefaultJson;
+  logged_at: DefaultTime;
+}
+
+/** workflow_metrics row. */
+export interface WorkflowMetricsTable {
+  id: Generated<number>;
+  workflow_id: string;
+  workflow_type: string | null;
+  step_name: string | null;
+  metric_name: string;
+  metric_value: number;
+  unit: string | null;
+  tags: DefaultJson;
+  recorded_at: DefaultTime;
+}
+
+/** workflow_heartbeats row. */
+export interface WorkflowHeartbeatsTable {
+  workflow_id: string;
+  worker_id: string;
+  last_heartbeat: DefaultTime;
+  current_step: string | null;
+  step_started_at: NullableTime;
+  metadata: DefaultJson;
+}
+
+/** tasks row. */
+export interface TasksTable {
+  id: string;
+  workflow_id: string;
+  step_name: string;
+  function_path: string;
+  state: JsonColumn;
+  context: JsonColumn;
+  status: ColumnType<string, string | undefined, string>;
+  worker_id: string | null;
+  claimed_at: NullableTime;
+  completed_at: NullableTime;
+  result: NullableJsonColumn;
+  error: string | null;
+  parallel_group: string | null;
+  task_index: number | null;
+  attempts: DefaultInt;
+  max_attempts: DefaultInt;
+  run_after: DefaultTime;
+  lease_expires_at: NullableTime;
+  created_at: DefaultTime;
+}
+
+/** compensation_log row. */
+export interface CompensationLogTable {
+  id: Generated<number>;
+  workflow_id: string;
+  step_name: string;
+  compensation_function: string;
+  status: string;
+  state_before: NullableJsonColumn;
+  state_after: NullableJsonColumn;
+  error: string | null;
+  executed_at: DefaultTime;
+}
+
+/** edge_devices row (the columns the runtime touches today). */
+export interface EdgeDevicesTable {
+  device_id: string;
+  device_name: string | null;
+  device_type: string | null;
+  location: string | null;
+  registration_key: string | null;
+  api_key: string | null;
+  status: ColumnType<string, string | undefined, string>;
+  metadata: DefaultJson;
+  created_at: DefaultTime;
+}
+
+/** device_commands row (the columns the runtime touches today). */
+export interface DeviceCommandsTable {
+  command_id: string;
+  device_id: string;
+  command_type: string;
+  payload: DefaultJson;
+  status: ColumnType<string, string | undefined, string>;
+  created_at: DefaultTime;
+}
+
+/** The tables known to the query builder. */
+export interface Database {
+  workflow_executions: WorkflowExecutionsTable;
+  workflow_audit_log: WorkflowAuditLogTable;
+  workflow_execution_logs: WorkflowExecutionLogsTable;
+  workflow_metrics: WorkflowMetricsTable;
+  workflow_heartbeats: WorkflowHeartbeatsTable;
+  tasks: TasksTable;
+  compensation_log: CompensationLogTable;
+  edge_devices: EdgeDevicesTable;
+  device_commands: DeviceCommandsTable;
+}

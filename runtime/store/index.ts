@@ -1,0 +1,53 @@
+/**
+ * Persistence: one Kysely query layer over PostgreSQL, PGlite and SQLite, with small
+ * operations grouped by concern.
+ */
+export type { Codec } from './codec.js';
+export type { Database } from './database.js';
+export {
+  ConflictError,
+  StoreConfigError,
+  StoreError,
+  StoreUnavailableError,
+  translateDriverError,
+} from './errors.js';
+export { openStore, type OpenStoreOptions } from './openStore.js';
+export type { PostgresStoreOptions } from './postgres/openPostgresStore.js';
+export type { Store, StoreDriver, StoreHandle } from './store.js';
+export {
+  describeStoreTarget,
+  parseStoreTarget,
+  redactUrl,
+  STORE_DIALECTS,
+  type StoreDialect,
+  type StoreTarget,
+} from './target.js';
+export {
+  currentMigration,
+  migrate,
+  MigrationFailedError,
+  pendingMigrations,
+  UnknownMigrationError,
+  type MigrationProgress,
+  type MigrationResult,
+} from './migrate/migrate.js';
+export { migrationChecksum, type Migration } from './migrate/migration.js';
+export { ensureEdgeSchema } from './sqlite/ensureEdgeSchema.js';
+export { validateSchema, type SchemaValidation } from './validateSchema.js';
+export { collectStats, type StoreStats } from './collectStats.js';
+export type { NewWorkflow, WorkflowRecord } from './workflows/record.js';
+export { insertWorkflow } from './workflows/insertWorkflow.js';
+export { upsertWorkflow } from './workflows/upsertWorkflow.js';
+export { updateWorkflow, type WorkflowChanges } from './workflows/updateWorkflow.js';
+export { getWorkflow, getWorkflowByIdempotencyKey } from './workflows/getWorkflow.js';
+export { listWorkflows, type WorkflowFilter } from './workflows/listWorkflows.js';
+export { deleteWorkflow } from './workflows/deleteWorkflow.js';
+export { appendAuditEvents, type AuditEvent } from './audit/appendAuditEvents.js';
+export { listAuditEvents, type StoredAuditEvent } from './audit/listAuditEvents.js';
+export { beatHeartbeat, type Heartbeat } from './heartbeats/beatHeartbeat.js';
+export { listStaleHeartbeats, type StaleHeartbeat } from './heartbeats/listStaleHeartbeats.js';
+export { insertTasks, type NewTask } from './tasks/insertTasks.js';
+export { listTasks, type TaskRecord } from './tasks/listTasks.js';
+export { appendStepLogs, type StepLog } from './observations/appendStepLogs.js';
+export { recordMetrics, type WorkflowMetric } from './observations/recordMetrics.js';
+export { recordCompensation, type CompensationEntry } from './observations/recordCompensation.js';

@@ -1,0 +1,27 @@
+/** Open a store for any {@link StoreTarget}. */
+import { openPgliteStore } from './pglite/openPgliteStore.js';
+import { openPostgresStore, type PostgresStoreOptions } from './postgres/openPostgresStore.js';
+import { openSqliteStore } from './sqlite/openSqliteStore.js';
+import type { Store } from './store.js';
+import { parseStoreTarget, type StoreTarget } from './target.js';
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  postgres?: PostgresStoreOptions;
+}
+
+/** Open the store at `target` (a {@link StoreTarget} or a location string). */
+export async function openStore(
+  target: StoreTarget | string,
+  options: OpenStoreOptions = {},
+): Promise<Store> {
+  const parsed = typeof target === 'string' ? parseStoreTarget(target) : target;
+  switch (parsed.kind) {
+    case 'postgres':
+      return openPostgresStore(parsed.url, options.postgres);
+    case 'pglite':
+      return openPgliteStore(parsed.dataDir);
+    case 'sqlite':
+      return openSqliteStore(parsed.file);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Embedded PostgreSQL (PGlite): the cloud tier's default when no DATABASE_URL is given, so a
+ * newcomer runs the control plane with no database server. Data lives in a directory
+ * (`SAFFRON_DATA_DIR`, default `./.saffron/cloud`) or in memory.
+ */
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { postgresCodec } from '../codec.js';
+import type { Database } from '../database.js';
+import { translateDriverError } from '../errors.js';
+import { makeStore, type Store } from '../store.js';
+
+const INT8_OID = 20;
+
+/** Open a PGlite database in `dataDir`, or in memory for `'memory'`. */
+export async function createPglite(dataDir: string): Promise<PGlite> {
+  if (dataDir !== 'memory') mkdirSync(dataDir, { recursive: true });
+  try {
+    return await PGlite.create(dataDir === 'memory' ? undefined : dataDir, {
+      parsers: { [INT8_OID]: (value: string) => Number(value) },
+    });
+  } catch (error) {
+    throw translateDriverError(error, `open PGlite at ${dataDir}`);
+  }
+}
+
+function borrowed(pglite: PGlite): PGlite {
+  const view: Pick<PGlite, 'query' | 'close'> = {
+    query: (...args: Parameters<PGlite['query']>) => pglite.query(...args),
+    close: async () => {},
+  };
+  return view as PGlite;
+}
+
+/**
+ * Open a PGlite store in `dataDir`, or in memory for `'memory'`. With `shared`, the store runs
+ * on an instance the caller owns (and closes); several stores can then share one instance.
+ */
+export async function openPgliteStore(dataDir: string, shared?: PGlite): Promise<Store> {
+  const pglite = shared ?? (await createPglite(dataDir));
+  // The dialect closes its client when the Kysely instance is destroyed; a shared instance
+  // is handed over behind a view whose close() leaves it open for its owner.
+  const client = shared ? borrowed(shared) : pglite;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  return makeStore(
+    { kind: 'pglite', dataDir },
+    { dialect: 'pglite', pglite },
+    db,
+    postgresCodec,
+    async () => {
+      if (!shared && !pglite.closed) await pglite.close();
+    },
+  );
+}

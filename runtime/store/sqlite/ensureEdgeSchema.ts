@@ -1,0 +1,28 @@
+/**
+ * Creates the edge tables (core + edge-only) when absent. The spec's edge tier has no
+ * migration step: every start runs these `IF NOT EXISTS` statements in one transaction.
+ */
+import { sql } from 'kysely';
+import { sqliteSchemaStatements } from '../../schema/render/sqlite.js';
+import { EDGE_SCHEMA } from '../../schema/tables.js';
+import { SaffronError } from '../../errors.js';
+import type { Store } from '../store.js';
+
+/** Create missing edge tables and indexes; returns the names of the tables it created. */
+export async function ensureEdgeSchema(store: Store): Promise<string[]> {
+  if (store.dialect !== 'sqlite') {
+    throw new SaffronError(
+      'SCHEMA_DIALECT',
+      'the edge schema is for SQLite stores; cloud stores use migrations',
+    );
+  }
+  return store.transaction(async (tx) => {
+    const before = await sql<{
+      name: string;
+    }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(tx.db);
+    const existing = new Set(before.rows.map((r) => r.name));
+    for (const statement of sqliteSchemaStatements(EDGE_SCHEMA))
+      await sql.raw(statement).execute(tx.db);
+    return EDGE_SCHEMA.map((t) => t.name).filter((name) => !existing.has(name));
+  });
+}

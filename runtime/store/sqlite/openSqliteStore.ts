@@ -1,0 +1,43 @@
+/**
+ * SQLite store (the edge tier) over better-sqlite3. WAL lets readers run beside the writer;
+ * `synchronous=FULL` makes every commit durable through a power cut, which the payment
+ * tables need (an approved offline transaction must never be lost); foreign keys are
+ * enforced so the spec's cascades hold on the edge as in the cloud.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { sqliteCodec } from '../codec.js';
+import type { Database as Schema } from '../database.js';
+import { translateDriverError } from '../errors.js';
+import { makeStore, type Store } from '../store.js';
+import { cacheStatements } from './cacheStatements.js';
+
+/** Open (creating when absent) a SQLite database file, or `:memory:`. */
+export function openSqliteStore(file: string): Store {
+  let database: Database.Database;
+  try {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    database = new Database(file);
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000');
+  } catch (error) {
+    throw translateDriverError(error, `open SQLite database ${file}`);
+  }
+  const db = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: cacheStatements(database) }),
+  });
+  return makeStore(
+    { kind: 'sqlite', file },
+    { dialect: 'sqlite', database },
+    db,
+    sqliteCodec,
+    () => {
+      if (database.open) database.close();
+      return Promise.resolve();
+    },
+  );
+}

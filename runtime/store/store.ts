@@ -1,0 +1,62 @@
+/**
+ * The store: a Kysely instance over one of three dialects, plus the codec that maps the
+ * spec's cloud types onto the edge's. Operations are small functions in the folders beside
+ * this file that take a {@link StoreHandle} first (graphile-worker style), so the same
+ * function runs on the store itself or inside a transaction.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Pool } from 'pg';
+import type { Codec } from './codec.js';
+import type { Database } from './database.js';
+import type { StoreDialect, StoreTarget } from './target.js';
+
+/** What an operation needs: the query builder (store or transaction) and the codec. */
+export interface StoreHandle {
+  readonly dialect: StoreDialect;
+  readonly db: Kysely<Database>;
+  readonly codec: Codec;
+  /** Compiled hot-path queries of this store (see cachedQuery.ts), shared by its transactions. */
+  readonly statements: Map<string, CompiledQuery>;
+}
+
+/** The raw driver under a store, for dialect-specific work (LISTEN/NOTIFY, benchmarks). */
+export type StoreDriver =
+  | { dialect: 'postgres'; pool: Pool }
+  | { dialect: 'pglite'; pglite: PGlite }
+  | { dialect: 'sqlite'; database: BetterSqlite3.Database };
+
+/** An open store. */
+export interface Store extends StoreHandle {
+  readonly target: StoreTarget;
+  readonly driver: StoreDriver;
+  /** Run `fn` in one database transaction; it commits when `fn` resolves. */
+  transaction<T>(fn: (tx: StoreHandle) => Promise<T>): Promise<T>;
+  /** Close connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Build the common parts of a store around a Kysely instance. */
+export function makeStore(
+  target: StoreTarget,
+  driver: StoreDriver,
+  db: Kysely<Database>,
+  codec: Codec,
+  onClose: () => Promise<void>,
+): Store {
+  let closed: Promise<void> | undefined;
+  const dialect = driver.dialect;
+  const statements = new Map<string, CompiledQuery>();
+  return {
+    target,
+    driver,
+    dialect,
+    db,
+    codec,
+    statements,
+    transaction: (fn) =>
+      db.transaction().execute((tx) => fn({ dialect, db: tx, codec, statements })),
+    close: () => (closed ??= db.destroy().then(onClose)),
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * The schema model, the migrations and the live databases agree, and `validateSchema` names
+ * every kind of hand-made drift.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../migrations/index.js';
+import { CLOUD_SCHEMA, EDGE_SCHEMA } from '../../runtime/schema/index.js';
+import {
+  currentMigration,
+  ensureEdgeSchema,
+  migrate,
+  migrationChecksum,
+  UnknownMigrationError,
+  validateSchema,
+} from '../../runtime/store/index.js';
+import {
+  CLOUD_DIALECTS,
+  DIALECTS,
+  openWithSchema,
+  rawExec,
+  type TestStore,
+} from '../support/stores.js';
+
+/** Shipped migrations are frozen: editing one changes its checksum and fails here. */
+const SHIPPED: Record<string, string> = {
+  '0001_initial': '147434f02894c7a558e58a5facceac53fb67339967efc12eee7d4870c923452a',
+};
+
+describe('migrations', () => {
+  it('are ordered, unique, short enough for alembic_version and frozen', () => {
+    const ids = migrations.map((m) => m.id);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const m of migrations) {
+      expect(m.id.length).toBeLessThanOrEqual(32);
+      expect(m.id).toMatch(/^\d{4}_[a-z0-9_]+$/);
+      if (SHIPPED[m.id]) expect(migrationChecksum(m), m.id).toBe(SHIPPED[m.id]);
+    }
+  });
+});
+
+describe('edge schema', () => {
+  it('holds the core tables and the edge-only tables, and no cloud-only table', () => {
+    const names = EDGE_SCHEMA.map((t) => t.name);
+    for (const t of [
+      'workflow_executions',
+      'workflow_audit_log',
+      'workflow_execution_logs',
+      'workflow_metrics',
+      'workflow_heartbeats',
+      'tasks',
+      'compensation_log',
+    ])
+      expect(names).toContain(t);
+    for (const t of [
+      'saf_pending_transactions',
+      'device_config_cache',
+      'edge_sync_state',
+      'edge_workflow_cache',
+      'device_wasm_cache',
+    ])
+      expect(names).toContain(t);
+    expect(names).not.toContain('edge_devices');
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`schema on ${dialect.name}`, () => {
+    let handle: TestStore | undefined;
+    afterEach(async () => {
+      await handle?.close();
+      handle = undefined;
+    });
+
+    it('matches the model right after creation, and creating it again is a no-op', async () => {
+      handle = await openWithSchema(dialect);
+      const first = await validateSchema(handle.store);
+      expect(first.drift).toEqual([]);
+      expect(first.tablesChecked).toBe(
+        dialect.name === 'sqlite' ? EDGE_SCHEMA.length : CLOUD_SCHEMA.length,
+      );
+      if (dialect.name === 'sqlite') expect(await ensureEdgeSchema(handle.store)).toEqual([]);
+      else expect(await migrate(handle.store, migrations)).toEqual([]);
+      expect((await validateSchema(handle.store)).ok).toBe(true);
+    });
+
+    it('names a dropped column, a dropped index, a dropped table and an altered CHECK', async () => {
+      handle = await openWithSchema(dialect);
+      await rawExec(handle, 'ALTER TABLE workflow_executions DROP COLUMN data_region');
+      await rawExec(handle, 'DROP INDEX idx_workflow_executions_owner');
+      await rawExec(handle, 'DROP TABLE compensation_log');
+      if (dialect.name === 'sqlite') {
+        await rawExec(handle, 'ALTER TABLE tasks ADD COLUMN surprise TEXT');
+      } else {
+        await rawExec(handle, 'ALTER TABLE tasks DROP CONSTRAINT tasks_status_check');
+        await rawExec(
+          handle,
+          "ALTER TABLE tasks ADD CONSTRAINT tasks_status_check CHECK (status IN ('PENDING', 'DONE'))",
+        );
+        await rawExec(
+          handle,
+          'ALTER TABLE workflow_heartbeats ALTER COLUMN worker_id DROP NOT NULL',
+        );
+        await rawExec(
+          handle,
+          'ALTER TABLE workflow_metrics ALTER COLUMN metric_value TYPE INTEGER',
+        );
+      }
+      const result = await validateSchema(handle.store);
+      expect(result.ok).toBe(false);
+      const messages = result.drift.map((d) => d.message);
+      expect(messages).toContain(
+        'column workflow_executions.data_region is missing (expected ' +
+          (dialect.name === 'sqlite' ? 'text)' : 'character varying(100))'),
+      );
+      expect(messages).toContain('missing index idx_workflow_executions_owner (owner_id)');
+      expect(messages).toContain('table compensation_log is missing');
+      if (dialect.name === 'sqlite') {
+        expect(messages).toContain('column tasks.surprise is not in the schema definition');
+      } else {
+        expect(messages).toContain('unexpected check tasks_status_check IN (DONE, PENDING)');
+        expect(messages).toContain(
+          'column workflow_heartbeats.worker_id: nullable, expected NOT NULL',
+        );
+        expect(messages).toContain(
+          'column workflow_metrics.metric_value: type integer, expected double precision',
+        );
+      }
+    });
+  });
+}
+
+for (const dialect of CLOUD_DIALECTS) {
+  describe(`migrator on ${dialect.name}`, () => {
+    let handle: TestStore | undefined;
+    afterEach(async () => {
+      await handle?.close();
+      handle = undefined;
+    });
+
+    it('records the last migration in alembic_version and reports progress', async () => {
+      handle = await dialect.open();
+      const events: string[] = [];
+      const results = await migrate(handle.store, migrations, (e) =>
+        events.push(e.kind === 'plan' ? `plan:${e.pending.length}` : `applied:${e.id}`),
+      );
+      expect(results.map((r) => r.status)).toEqual(migrations.map(() => 'applied'));
+      expect(events).toEqual([
+        `plan:${migrations.length}`,
+        ...migrations.map((m) => `applied:${m.id}`),
+      ]);
+      expect(await currentMigration(handle.store)).toBe(migrations.at(-1)!.id);
+    });
+
+    it('refuses a database at a version it does not know', async () => {
+      handle = await dialect.open();
+      await migrate(handle.store, migrations);
+      await rawExec(handle, "UPDATE alembic_version SET version_num = '9999_from_the_future'");
+      await expect(migrate(handle.store, migrations)).rejects.toBeInstanceOf(UnknownMigrationError);
+    });
+
+    it('reports a failing migration and keeps the earlier ones', async () => {
+      handle = await dialect.open();
+      const broken = [
+        ...migrations,
+        { id: '9998_broken', description: 'broken', statements: ['CREATE TABLE tasks (id INT)'] },
+      ];
+      const results = await migrate(handle.store, broken);
+      expect(results.at(-1)).toMatchObject({ id: '9998_broken', status: 'failed' });
+      expect(results.at(-1)!.error?.code).toBe('MIGRATION_FAILED');
+      expect(await currentMigration(handle.store)).toBe(migrations.at(-1)!.id);
+    });
+  });
+}
