@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDbCommands } from './commands/db.js';
+import { registerRunCommand } from './commands/run.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerWorkflowCommands } from './commands/workflows.js';
 import { type CliIo, processIo, reportError } from './io.js';
 
 function packageVersion(): string {
@@ -37,6 +39,8 @@ export function buildProgram(io: CliIo): Command {
     .exitOverride();
   registerDbCommands(program, io);
   registerValidateCommand(program, io);
+  registerRunCommand(program, io);
+  registerWorkflowCommands(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({
       writeOut: (s) => io.stdout.write(s),

@@ -3,7 +3,7 @@
  * embedded PGlite in SAFFRON_DATA_DIR (default ./.saffron/cloud), so every command works on a
  * fresh machine with no database server.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import {
   describeStoreTarget,
   openStore,
@@ -19,10 +19,38 @@ export interface DatabaseOptions {
   db?: string;
 }
 
+/** The location the options or DATABASE_URL name, if any. */
+export function explicitLocation(options: DatabaseOptions, io: CliIo): string | undefined {
+  const explicit = options.db ?? options.databaseUrl ?? io.env.DATABASE_URL;
+  return explicit === undefined || explicit === '' ? undefined : explicit;
+}
+
+/**
+ * Parse a location string like {@link parseStoreTarget}, but resolve a relative SQLite file
+ * or PGlite folder against the command's working directory rather than the process's (they
+ * differ when the CLI runs in-process, as in tests).
+ */
+export function parseLocation(value: string, cwd: string): StoreTarget {
+  const target = parseStoreTarget(value);
+  const raw = (prefix: string) => {
+    const text = value.trim();
+    return (text.startsWith(prefix) ? text.slice(prefix.length) : text).replace(/^\/\//, '');
+  };
+  if (target.kind === 'sqlite' && target.file !== ':memory:') {
+    const file = raw('sqlite:');
+    return { kind: 'sqlite', file: isAbsolute(file) ? file : resolve(cwd, file) };
+  }
+  if (target.kind === 'pglite' && target.dataDir !== 'memory') {
+    const dir = raw('pglite:');
+    return { kind: 'pglite', dataDir: isAbsolute(dir) ? dir : resolve(cwd, dir) };
+  }
+  return target;
+}
+
 /** Where the command's database is. */
 export function cloudTarget(options: DatabaseOptions, io: CliIo): StoreTarget {
-  const explicit = options.db ?? options.databaseUrl ?? io.env.DATABASE_URL;
-  if (explicit !== undefined && explicit !== '') return parseStoreTarget(explicit);
+  const explicit = explicitLocation(options, io);
+  if (explicit !== undefined) return parseLocation(explicit, io.cwd);
   const dataDir = io.env.SAFFRON_DATA_DIR ?? resolve(io.cwd, '.saffron/cloud');
   return { kind: 'pglite', dataDir: resolve(io.cwd, dataDir) };
 }

@@ -16,5 +16,8 @@ export type { JsonObject } from './model/json.js';
 export * from './definition/index.js';
 export * from './expression/index.js';
 export * from './template/index.js';
+export * from './engine/index.js';
+export * from './merge/index.js';
+export * from './http/index.js';
 export * from './store/index.js';
 export * from './schema/index.js';

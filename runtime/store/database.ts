@@ -143,6 +143,34 @@ export interface DeviceCommandsTable {
   created_at: DefaultTime;
 }
 
+/** workflow_timers row. */
+export interface WorkflowTimersTable {
+  id: string;
+  workflow_id: string;
+  timer_kind: string;
+  step_name: string | null;
+  due_at: ColumnType<unknown, string, string>;
+  payload: DefaultJson;
+  status: ColumnType<string, string | undefined, string>;
+  created_at: DefaultTime;
+}
+
+/** scheduled_workflows row. */
+export interface ScheduledWorkflowsTable {
+  id: string;
+  schedule_name: string;
+  cron_expression: string;
+  timezone: ColumnType<string, string | undefined, string>;
+  target_workflow_type: string;
+  initial_data_template: DefaultJson;
+  status: ColumnType<string, string | undefined, string>;
+  source_workflow_id: string | null;
+  last_run_at: NullableTime;
+  next_run_at: NullableTime;
+  created_at: DefaultTime;
+  updated_at: DefaultTime;
+}
+
 /** The tables known to the query builder. */
 export interface Database {
   workflow_executions: WorkflowExecutionsTable;
@@ -154,4 +182,6 @@ export interface Database {
   compensation_log: CompensationLogTable;
   edge_devices: EdgeDevicesTable;
   device_commands: DeviceCommandsTable;
+  workflow_timers: WorkflowTimersTable;
+  scheduled_workflows: ScheduledWorkflowsTable;
 }

@@ -51,3 +51,15 @@ export { listTasks, type TaskRecord } from './tasks/listTasks.js';
 export { appendStepLogs, type StepLog } from './observations/appendStepLogs.js';
 export { recordMetrics, type WorkflowMetric } from './observations/recordMetrics.js';
 export { recordCompensation, type CompensationEntry } from './observations/recordCompensation.js';
+export { deleteHeartbeat } from './heartbeats/deleteHeartbeat.js';
+export { insertTimer, type NewTimer } from './timers/insertTimer.js';
+export { settleTimers } from './timers/settleTimers.js';
+export {
+  getScheduledWorkflow,
+  upsertScheduledWorkflow,
+  type ScheduledWorkflow,
+  type StoredSchedule,
+} from './schedules/upsertScheduledWorkflow.js';
+export { updateWorkflows, type WorkflowRowUpdate } from './workflows/updateWorkflows.js';
+export { beatHeartbeats, deleteHeartbeats } from './heartbeats/beatHeartbeats.js';
+export { insertWorkflows } from './workflows/insertWorkflows.js';

@@ -1,0 +1,131 @@
+/**
+ * Step commits: everything a step changed, written in one database transaction (DESIGN
+ * §3.8) — the workflow row (version-checked), its audit rows, metrics, step logs, heartbeat,
+ * and the outbox: child workflows, cron registrations, timers, compensation records.
+ *
+ * Several workflows' commits can share one transaction (see commitQueue.ts): rows of a kind
+ * go in one multi-row statement, so a batch costs a handful of round trips and one durable
+ * flush however many workflows it carries.
+ */
+import {
+  appendAuditEvents,
+  appendStepLogs,
+  beatHeartbeats,
+  ConflictError,
+  deleteHeartbeats,
+  insertTimer,
+  insertWorkflows,
+  recordCompensation,
+  recordMetrics,
+  settleTimers,
+  updateWorkflows,
+  upsertScheduledWorkflow,
+  type AuditEvent,
+  type CompensationEntry,
+  type NewTimer,
+  type NewWorkflow,
+  type ScheduledWorkflow,
+  type StepLog,
+  type Store,
+  type WorkflowMetric,
+  type WorkflowRowUpdate,
+} from '../../runtime/index.js';
+
+/** The data of one workflow's commit. */
+export interface CommitPlan {
+  workflowId: string;
+  /** A workflow created by this commit (start): inserted instead of updated. */
+  created?: NewWorkflow;
+  expectedVersion: number;
+  row: Omit<WorkflowRowUpdate, 'id' | 'expectedVersion'>;
+  audit: AuditEvent[];
+  metrics: WorkflowMetric[];
+  logs: StepLog[];
+  children: NewWorkflow[];
+  schedules: ScheduledWorkflow[];
+  timers: NewTimer[];
+  /** Settle this workflow's pending timers (all, or one step's), in order. */
+  settleTimers: { status: 'FIRED' | 'CANCELLED'; stepName?: string }[];
+  compensations: CompensationEntry[];
+  /** Refresh the owner's heartbeat, remove it (waiting or ended), or leave it. */
+  heartbeat: { workerId: string; currentStep: string | null; at: Date } | 'delete' | 'keep';
+}
+
+/** Write `plans` in one transaction; returns each workflow's new version, in order. */
+export async function commitPlans(
+  store: Store,
+  plans: readonly CommitPlan[],
+  now: Date,
+): Promise<number[]> {
+  return store.transaction(async (tx) => {
+    await insertWorkflows(
+      tx,
+      plans.flatMap((p) => (p.created ? [p.created] : [])),
+      now,
+    );
+    const updates = plans.filter((p) => !p.created);
+    const updated = await updateWorkflows(
+      tx,
+      updates.map((p) => ({ id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row })),
+      now,
+    );
+    const stale = updates.filter((p) => !updated.has(p.workflowId));
+    if (stale.length > 0) {
+      throw new ConflictError(
+        `workflow ${stale.map((p) => p.workflowId).join(', ')} changed since it was read`,
+        {
+          details: { workflowIds: stale.map((p) => p.workflowId) },
+        },
+      );
+    }
+    await insertWorkflows(
+      tx,
+      plans.flatMap((p) => p.children),
+      now,
+    );
+    await appendAuditEvents(
+      tx,
+      plans.flatMap((p) => p.audit),
+    );
+    await recordMetrics(
+      tx,
+      plans.flatMap((p) => p.metrics),
+    );
+    await appendStepLogs(
+      tx,
+      plans.flatMap((p) => p.logs),
+    );
+    for (const p of plans) {
+      for (const s of p.schedules) await upsertScheduledWorkflow(tx, s, now);
+      for (const settle of p.settleTimers)
+        await settleTimers(tx, p.workflowId, settle.status, settle.stepName);
+      for (const t of p.timers) await insertTimer(tx, t);
+      for (const c of p.compensations) await recordCompensation(tx, c);
+    }
+    const beats = plans.flatMap((p) =>
+      typeof p.heartbeat === 'object'
+        ? [
+            {
+              workflowId: p.workflowId,
+              workerId: p.heartbeat.workerId,
+              currentStep: p.heartbeat.currentStep,
+              stepStartedAt: p.heartbeat.at,
+              at: p.heartbeat.at,
+            },
+          ]
+        : [],
+    );
+    await beatHeartbeats(tx, beats);
+    await deleteHeartbeats(
+      tx,
+      plans.filter((p) => p.heartbeat === 'delete').map((p) => p.workflowId),
+    );
+    return plans.map((p) => (p.created ? 0 : p.expectedVersion + 1));
+  });
+}
+
+/** Write one plan in its own transaction and return the workflow's new version. */
+export async function commitPlan(store: Store, plan: CommitPlan, now: Date): Promise<number> {
+  const [version] = await commitPlans(store, [plan], now);
+  return version!;
+}

@@ -1,0 +1,331 @@
+/**
+ * `createRuntime`: the engine as an object, for embedding in any Node service (STYLE:
+ * instances, not globals — a test runs a cloud and several edge agents side by side).
+ *
+ * ```ts
+ * const runtime = createRuntime({ store, stepsRoot: './steps' });
+ * await runtime.registry.registerFile('./payment.yaml');
+ * const wf = await runtime.start('payment_authorization', { amount_minor: 1250 });
+ * ```
+ */
+import { hostname } from 'node:os';
+import {
+  ConflictError,
+  envSecrets,
+  getWorkflowByIdempotencyKey,
+  inlineExecutor,
+  listAuditEvents,
+  listWorkflows,
+  mergeState,
+  randomIds,
+  systemClock,
+  WorkflowError,
+  type Clock,
+  type FaultHook,
+  type Ids,
+  type JsonObject,
+  type SecretProvider,
+  type StepExecutor,
+  type Store,
+  type StoredAuditEvent,
+  type WorkflowDefinition,
+  type WorkflowFilter,
+  type WorkflowRecord,
+} from '../../runtime/index.js';
+import { initialWorkflowSnapshot, persistWorkflowSnapshot } from '../workflow/snapshot.js';
+import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
+import { driveWorkflow, loadWorkflow } from './drive.js';
+import type { CommitPlan } from './commit.js';
+import { createCommitQueue } from './commitQueue.js';
+import { compileCached, type Internals } from './internals.js';
+import { isTerminal } from './plan.js';
+import { createWorkflowRegistry, type WorkflowRegistry } from './registry.js';
+
+/** Options of {@link createRuntime}. */
+export interface RuntimeOptions {
+  store: Store;
+  /** Where step functions run (default: in this process, modules under `stepsRoot`). */
+  executor?: StepExecutor;
+  /** Root of step modules for the default executor (default: the working directory). */
+  stepsRoot?: string;
+  clock?: Clock;
+  ids?: Ids;
+  /** Secrets for `{{ secrets.NAME }}` and `context.secrets` (default: SAFFRON_SECRET_<NAME>). */
+  secrets?: SecretProvider;
+  /** Workflow types this runtime can start; more can be registered later. */
+  definitions?: readonly WorkflowDefinition[];
+  registry?: WorkflowRegistry;
+  /** This node's name in heartbeats (default host:pid). */
+  workerId?: string;
+  /** How often a running workflow's heartbeat is refreshed (default 30 s). */
+  heartbeatIntervalMs?: number;
+  /** Most step commits of concurrent workflows written in one transaction (default 64; 1 disables batching). */
+  maxCommitBatch?: number;
+  /** Drive spawned and sub-workflows in the background (default true). */
+  driveChildren?: boolean;
+  /** Called at named points of the commit path; tests use it to simulate crashes. */
+  faults?: FaultHook;
+  /** Where errors of background drives go (default: stderr). */
+  onBackgroundError?: (error: unknown, workflowId: string) => void;
+}
+
+/** Options of {@link Runtime.start}. */
+export interface StartOptions {
+  /** Starting again with the same key returns the first workflow instead of a new one. */
+  idempotencyKey?: string;
+  ownerId?: string;
+  dataRegion?: string;
+  /** Run the first step (and on while `automate_next`) before returning (default true). */
+  run?: boolean;
+}
+
+/** The engine API. */
+export interface Runtime {
+  readonly registry: WorkflowRegistry;
+  /** Create a workflow of a registered type (or of the given definition) and run its first step. */
+  start(
+    workflow: string | WorkflowDefinition,
+    data?: JsonObject,
+    options?: StartOptions,
+  ): Promise<WorkflowRecord>;
+  /** Run the current step of an ACTIVE workflow, merging `input` into state first. */
+  next(id: string, input?: JsonObject): Promise<WorkflowRecord>;
+  /** Give human input to a WAITING_HUMAN_INPUT workflow (re-runs its step), or undo an operator pause. */
+  resume(id: string, input?: JsonObject): Promise<WorkflowRecord>;
+  /** Re-activate a FAILED, FAILED_ROLLED_BACK or CANCELLED workflow at `fromStep` and run it. */
+  retry(id: string, options?: { fromStep?: string; input?: JsonObject }): Promise<WorkflowRecord>;
+  cancel(id: string, options?: { reason?: string }): Promise<WorkflowRecord>;
+  /** Operator pause: nothing runs until `resume`. */
+  pause(id: string): Promise<WorkflowRecord>;
+  get(id: string): Promise<WorkflowRecord>;
+  list(filter?: WorkflowFilter): Promise<WorkflowRecord[]>;
+  /** The audit trail of a workflow, oldest first. */
+  audit(id: string): Promise<StoredAuditEvent[]>;
+  /** Run `next` until the workflow is no longer ACTIVE, then wait for background work. */
+  runUntilSettled(id: string): Promise<WorkflowRecord>;
+  /** Wait for background drives (children, parents) to finish. */
+  drain(): Promise<void>;
+  /** Drain and release the executor. The store belongs to the caller. */
+  close(): Promise<void>;
+}
+
+const isPlainObject = (v: unknown): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function checkInput(value: unknown, what: string): JsonObject | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value))
+    throw new WorkflowError('INVALID_INPUT', `${what} must be a JSON object`);
+  try {
+    return JSON.parse(JSON.stringify(value)) as JsonObject;
+  } catch (cause) {
+    throw new WorkflowError('INVALID_INPUT', `${what} is not JSON-serializable`, { cause });
+  }
+}
+
+/** The commit that creates a workflow: its row and its WORKFLOW_STARTED audit row. */
+function createPlan(record: WorkflowRecord, now: Date): CommitPlan {
+  const { status, state, currentStepIndex, currentStep } = record;
+  return {
+    workflowId: record.id,
+    created: record,
+    expectedVersion: 0,
+    row: {
+      status,
+      state,
+      currentStepIndex,
+      currentStep,
+      actorSnapshot: record.actorSnapshot ?? {},
+    },
+    audit: [
+      {
+        workflowId: record.id,
+        eventType: 'WORKFLOW_STARTED',
+        eventData: {
+          workflow_version: record.workflowVersion,
+          ...(record.idempotencyKey ? { idempotency_key: record.idempotencyKey } : {}),
+        },
+        timestamp: now,
+      },
+    ],
+    metrics: [],
+    logs: [],
+    children: [],
+    schedules: [],
+    timers: [],
+    settleTimers: [],
+    compensations: [],
+    heartbeat: 'keep',
+  };
+}
+
+/** Create a runtime over `options.store`. */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const locks = new Map<string, Promise<unknown>>();
+  const pending = new Set<Promise<unknown>>();
+  const onBackgroundError =
+    options.onBackgroundError ??
+    ((error: unknown, id: string) =>
+      process.stderr.write(
+        `saffron: background drive of workflow ${id} failed: ${String(error)}\n`,
+      ));
+  const internals: Internals = {
+    store: options.store,
+    executor: options.executor ?? inlineExecutor({ stepsRoot: options.stepsRoot ?? process.cwd() }),
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    secrets: options.secrets ?? envSecrets(),
+    registry: options.registry ?? createWorkflowRegistry(options.definitions),
+    workerId: options.workerId ?? `${hostname()}:${process.pid}`,
+    faults: options.faults,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
+    lastBeat: new Map(),
+    commits: createCommitQueue(options.store, options.maxCommitBatch ?? 64),
+    driveChildren: options.driveChildren ?? true,
+    compiled: new Map(),
+    compiledByObject: new WeakMap(),
+    exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
+      const previous = locks.get(id) ?? Promise.resolve();
+      const run = previous.then(work, work);
+      const tail = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      locks.set(id, tail);
+      void tail.then(() => {
+        if (locks.get(id) === tail) locks.delete(id);
+      });
+      return run;
+    },
+    background(id, work) {
+      const task: Promise<unknown> = Promise.resolve()
+        .then(work)
+        .catch((error: unknown) => onBackgroundError(error, id))
+        .finally(() => pending.delete(task));
+      pending.add(task);
+    },
+  };
+  if (options.registry && options.definitions)
+    for (const d of options.definitions) options.registry.register(d);
+
+  const drain = async () => {
+    while (pending.size > 0) await Promise.all([...pending]);
+  };
+
+  const runtime: Runtime = {
+    registry: internals.registry,
+
+    async start(workflow, data, startOptions = {}) {
+      const definition = typeof workflow === 'string' ? internals.registry.get(workflow) : workflow;
+      if (!definition) {
+        const known = internals.registry.types();
+        throw new WorkflowError(
+          'UNKNOWN_WORKFLOW_TYPE',
+          `unknown workflow type '${typeof workflow === 'string' ? workflow : workflow.workflow_type}'${known.length ? ` (registered: ${known.join(', ')})` : ' (none registered)'}`,
+        );
+      }
+      if (typeof workflow !== 'string' && !internals.registry.get(definition.workflow_type))
+        internals.registry.register(definition);
+      const initialData = checkInput(data ?? {}, 'workflow data') ?? {};
+      const key = startOptions.idempotencyKey;
+      if (key !== undefined) {
+        const existing = await getWorkflowByIdempotencyKey(internals.store, key);
+        if (existing) return existing;
+      }
+      const compiled = compileCached(internals, definition);
+      const id = internals.ids.uuid();
+      const now = internals.clock.now();
+      const record: WorkflowRecord = {
+        id,
+        workflowType: definition.workflow_type,
+        workflowVersion: definition.workflow_version ?? null,
+        status: 'ACTIVE',
+        currentStepIndex: 0,
+        currentStep: definition.steps[0]!.name,
+        state: mergeState(structuredClone(definition.initial_state), initialData),
+        definitionSnapshot: definition as unknown as JsonObject,
+        definitionHash: compiled.hash,
+        actorSnapshot: persistWorkflowSnapshot(
+          initialWorkflowSnapshot(compiled),
+        ) as unknown as JsonObject,
+        idempotencyKey: key ?? null,
+        ownerId: startOptions.ownerId ?? null,
+        dataRegion: startOptions.dataRegion ?? null,
+        parentWorkflowId: null,
+        version: 0,
+        metadata: {},
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await internals.commits.commit(createPlan(record, now), now);
+      } catch (error) {
+        if (error instanceof ConflictError && key !== undefined) {
+          const existing = await getWorkflowByIdempotencyKey(internals.store, key);
+          if (existing) return existing;
+        }
+        throw error;
+      }
+      if (startOptions.run === false) return record;
+      return driveWorkflow(internals, id, { kind: 'start' }, record);
+    },
+
+    next: (id, input) =>
+      driveWorkflow(internals, id, { kind: 'next', input: checkInput(input, 'input') }),
+
+    async resume(id, input) {
+      const record = await loadWorkflow(internals, id);
+      if (record.status === 'PAUSED') {
+        const resumed = await unpauseWorkflow(internals, id);
+        if (resumed.status === 'PENDING_SUB_WORKFLOW')
+          return driveWorkflow(internals, id, { kind: 'child-done' });
+        return resumed;
+      }
+      return driveWorkflow(internals, id, {
+        kind: 'resume',
+        input: checkInput(input ?? {}, 'input') ?? {},
+      });
+    },
+
+    async retry(id, retryOptions = {}) {
+      await retryWorkflow(
+        internals,
+        id,
+        retryOptions.fromStep,
+        checkInput(retryOptions.input, 'input'),
+      );
+      return driveWorkflow(internals, id, { kind: 'continue' });
+    },
+
+    cancel: (id, cancelOptions = {}) => cancelWorkflow(internals, id, cancelOptions.reason),
+    pause: (id) => pauseWorkflow(internals, id),
+    get: (id) => loadWorkflow(internals, id),
+    list: (filter) => listWorkflows(internals.store, filter),
+    audit: (id) => listAuditEvents(internals.store, id),
+
+    async runUntilSettled(id) {
+      let record = await loadWorkflow(internals, id);
+      while (record.status === 'ACTIVE')
+        record = await driveWorkflow(internals, id, { kind: 'next' });
+      await drain();
+      record = await loadWorkflow(internals, id);
+      // a sub-workflow may have ended during the drain and re-activated its parent
+      while (record.status === 'ACTIVE') {
+        record = await driveWorkflow(internals, id, { kind: 'next' });
+        await drain();
+        record = await loadWorkflow(internals, id);
+      }
+      return record;
+    },
+
+    drain,
+
+    async close() {
+      await drain();
+      await internals.executor.close();
+    },
+  };
+  return runtime;
+}
+
+export { isTerminal };

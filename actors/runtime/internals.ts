@@ -1,0 +1,105 @@
+/** What the runtime's parts share: injected dependencies and per-instance caches. */
+import {
+  parseDefinitionObject,
+  WorkflowError,
+  type Clock,
+  type FaultHook,
+  type FaultPoint,
+  type Ids,
+  type SecretProvider,
+  type StepExecutor,
+  type Store,
+  type WorkflowDefinition,
+  type WorkflowRecord,
+} from '../../runtime/index.js';
+import { compileWorkflowMachine, type CompiledWorkflow } from '../workflow/compileMachine.js';
+import { restoreWorkflowSnapshot, type WorkflowSnapshot } from '../workflow/snapshot.js';
+import type { CommitQueue } from './commitQueue.js';
+import type { WorkflowRegistry } from './registry.js';
+
+/** Shared parts of one runtime instance. */
+export interface Internals {
+  store: Store;
+  executor: StepExecutor;
+  clock: Clock;
+  ids: Ids;
+  secrets: SecretProvider;
+  registry: WorkflowRegistry;
+  workerId: string;
+  faults: FaultHook | undefined;
+  /** How often a running workflow's heartbeat is refreshed. */
+  heartbeatIntervalMs: number;
+  /** When this node last wrote each running workflow's heartbeat (epoch ms). */
+  lastBeat: Map<string, number>;
+  /** Group commit of step commits. */
+  commits: CommitQueue;
+  /** Drive spawned and sub-workflows (and parents after their child ends) in the background. */
+  driveChildren: boolean;
+  /** Compiled machines by definition hash (bounded). */
+  compiled: Map<string, CompiledWorkflow>;
+  /** Compiled machines of definition objects this runtime was given. */
+  compiledByObject: WeakMap<WorkflowDefinition, CompiledWorkflow>;
+  /** Track a background drive so `drain()` can wait for it. */
+  background(workflowId: string, work: () => Promise<unknown>): void;
+  /** Serialize work on one workflow within this process. */
+  exclusive<T>(workflowId: string, work: () => Promise<T>): Promise<T>;
+}
+
+const MAX_COMPILED = 256;
+
+/**
+ * Compile `definition`, reusing the machine of an identical definition: by object identity
+ * (registered definitions) or by hash (definitions restored from snapshots).
+ */
+export function compileCached(
+  internals: Internals,
+  definition: WorkflowDefinition,
+  hash?: string,
+): CompiledWorkflow {
+  const cached =
+    internals.compiledByObject.get(definition) ??
+    (hash === undefined ? undefined : internals.compiled.get(hash));
+  if (cached) return cached;
+  const compiled = compileWorkflowMachine(definition);
+  internals.compiledByObject.set(definition, compiled);
+  if (internals.compiled.size >= MAX_COMPILED)
+    internals.compiled.delete(internals.compiled.keys().next().value!);
+  internals.compiled.set(compiled.hash, compiled);
+  return compiled;
+}
+
+/** A workflow loaded for driving: its row, compiled machine and restored snapshot. */
+export interface LiveWorkflow {
+  record: WorkflowRecord;
+  live: WorkflowSnapshot;
+}
+
+/** Rebuild the machine and snapshot of a stored workflow (always from its own definition snapshot). */
+export function restoreLive(internals: Internals, record: WorkflowRecord): LiveWorkflow {
+  let compiled = record.definitionHash ? internals.compiled.get(record.definitionHash) : undefined;
+  if (!compiled) {
+    const parsed = parseDefinitionObject(record.definitionSnapshot);
+    if (!parsed.definition) {
+      const first = parsed.issues.find((i) => i.severity === 'error');
+      throw new WorkflowError(
+        'SNAPSHOT_INVALID',
+        `workflow ${record.id}: its definition snapshot is invalid: ${first ? `${first.path}: ${first.message}` : 'missing'}`,
+        {
+          details: { workflowId: record.id },
+        },
+      );
+    }
+    compiled = compileCached(internals, parsed.definition, record.definitionHash ?? undefined);
+  }
+  return { record, live: restoreWorkflowSnapshot(compiled, record.actorSnapshot, record.id) };
+}
+
+/** Call the fault hook, if any. */
+export async function fault(
+  internals: Internals,
+  point: FaultPoint,
+  workflowId: string,
+  stepName: string,
+): Promise<void> {
+  if (internals.faults) await internals.faults(point, { workflowId, stepName });
+}

@@ -1,0 +1,165 @@
+/**
+ * Turning what happened into a commit plan: the machine event, the new workflow columns,
+ * and the audit rows — computed, not executed (STYLE: pure transitions, effects as data).
+ */
+import {
+  TERMINAL_WORKFLOW_STATUSES,
+  type ChildWorkflowSpec,
+  type JsonObject,
+  type NewWorkflow,
+  type StepDefinition,
+  type StepEffects,
+  type WorkflowRecord,
+  type WorkflowStatus,
+} from '../../runtime/index.js';
+import { FINAL_STATES } from '../workflow/compileMachine.js';
+import type { WorkflowEvent } from '../workflow/events.js';
+import {
+  initialWorkflowSnapshot,
+  nextWorkflowSnapshot,
+  persistWorkflowSnapshot,
+  workflowPosition,
+  workflowStatus,
+  type WorkflowSnapshot,
+} from '../workflow/snapshot.js';
+import type { CommitPlan } from './commit.js';
+import { compileCached, type Internals, type LiveWorkflow } from './internals.js';
+
+/** Whether a status is terminal. */
+export const isTerminal = (status: WorkflowStatus): boolean =>
+  (TERMINAL_WORKFLOW_STATUSES as readonly string[]).includes(status);
+
+/** The step's `automate_next`, else the workflow-wide default. */
+export function automateNext(step: StepDefinition, live: WorkflowSnapshot): boolean {
+  const own = 'automate_next' in step ? step.automate_next : undefined;
+  return own ?? live.compiled.definition.automate_next;
+}
+
+/** The compensation a succeeding step registers (saga). */
+export function compensationOf(step: StepDefinition): string | undefined {
+  return step.type === 'STANDARD' || step.type === 'ASYNC' ? step.compensate_function : undefined;
+}
+
+/** A new child workflow row (and its start event) for a spawned or sub-workflow. */
+export function childRecord(
+  internals: Internals,
+  parent: WorkflowRecord,
+  spec: ChildWorkflowSpec,
+): NewWorkflow {
+  const definition = internals.registry.get(spec.workflowType);
+  if (!definition) throw new Error(`unknown workflow type ${spec.workflowType}`);
+  const compiled = compileCached(internals, definition);
+  const snapshot = initialWorkflowSnapshot(compiled);
+  return {
+    id: spec.id,
+    workflowType: definition.workflow_type,
+    workflowVersion: definition.workflow_version ?? null,
+    status: 'ACTIVE',
+    currentStepIndex: 0,
+    currentStep: definition.steps[0]!.name,
+    state: { ...structuredClone(definition.initial_state), ...spec.initialData },
+    definitionSnapshot: definition as unknown as JsonObject,
+    definitionHash: compiled.hash,
+    actorSnapshot: persistWorkflowSnapshot(snapshot) as unknown as JsonObject,
+    parentWorkflowId: spec.parent ? parent.id : null,
+    ownerId: parent.ownerId,
+    dataRegion: parent.dataRegion,
+    metadata: {
+      started_by: {
+        workflow_id: parent.id,
+        step: spec.stepName,
+        relation: spec.parent ? 'sub_workflow' : 'spawned',
+      },
+    },
+  };
+}
+
+/**
+ * A running workflow's heartbeat is written when this node starts driving it and then at
+ * most every half interval — not on every step, which would update a second hot row per
+ * step; a workflow that stops running (waits or ends) has its heartbeat removed.
+ */
+function heartbeatFor(
+  internals: Internals,
+  id: string,
+  running: boolean,
+  step: string,
+  now: Date,
+): CommitPlan['heartbeat'] {
+  if (!running) {
+    internals.lastBeat.delete(id);
+    return 'delete';
+  }
+  const last = internals.lastBeat.get(id);
+  if (last !== undefined && now.getTime() - last < internals.heartbeatIntervalMs / 2) return 'keep';
+  internals.lastBeat.set(id, now.getTime());
+  return { workerId: internals.workerId, currentStep: step, at: now };
+}
+
+/** A plan under construction for one transition of a live workflow. */
+export interface Transition {
+  plan: CommitPlan;
+  next: WorkflowSnapshot;
+  state: JsonObject;
+  status: WorkflowStatus;
+}
+
+/** Apply `events` to the live snapshot and fill the row changes, heartbeat and terminal audit. */
+export function buildTransition(
+  internals: Internals,
+  current: LiveWorkflow,
+  events: readonly WorkflowEvent[],
+  state: JsonObject,
+  effects: StepEffects | undefined,
+): Transition {
+  const { record } = current;
+  let next = current.live;
+  for (const event of events) next = nextWorkflowSnapshot(next, event);
+  const status = workflowStatus(next);
+  const { key } = workflowPosition(next);
+  const now = internals.clock.now();
+  const running = status === 'ACTIVE' || key === 'compensating';
+  const steps = next.compiled.definition.steps;
+  const at = next.compiled.stepAt(key);
+  const plan: CommitPlan = {
+    workflowId: record.id,
+    expectedVersion: record.version,
+    row: {
+      status,
+      state,
+      actorSnapshot: persistWorkflowSnapshot(next) as unknown as JsonObject,
+      currentStepIndex: at
+        ? at.index
+        : key === 'completed'
+          ? steps.length
+          : record.currentStepIndex,
+      currentStep: at ? at.step.name : key === 'completed' ? null : record.currentStep,
+    },
+    audit: [],
+    metrics: [],
+    logs: [],
+    children: [],
+    schedules: [],
+    timers: [],
+    settleTimers: [],
+    compensations: [],
+    heartbeat: heartbeatFor(internals, record.id, running, key, now),
+  };
+  if (effects) {
+    for (const child of effects.children) {
+      const row = childRecord(internals, record, child);
+      plan.children.push(row);
+      plan.audit.push({
+        workflowId: row.id,
+        eventType: 'WORKFLOW_STARTED',
+        eventData: { started_by: record.id, step: child.stepName },
+      });
+    }
+    for (const s of effects.schedules)
+      plan.schedules.push({ id: internals.ids.uuid(), sourceWorkflowId: record.id, ...s });
+    for (const l of effects.logs) plan.logs.push({ workflowId: record.id, ...l, at: now });
+    for (const a of effects.audit) plan.audit.push({ workflowId: record.id, ...a });
+  }
+  if (key in FINAL_STATES) plan.settleTimers.push({ status: 'CANCELLED' });
+  return { plan, next, state, status };
+}

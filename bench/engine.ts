@@ -1,0 +1,186 @@
+/**
+ * bench engine: durable workflows/s and steps/s of a 5-step STANDARD workflow at concurrency
+ * 1 and 32, with p50/p99 step latency (step start to its commit), on PostgreSQL (when
+ * DATABASE_URL is set) and SQLite; and, in the same run, the raw commit rate of the same
+ * database at the same concurrency (one single-row INSERT per transaction). The ratio
+ * steps/s ÷ raw commits/s says how close the engine gets to the database's own limit.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createRuntime } from '../actors/index.js';
+import { migrations } from '../migrations/index.js';
+import {
+  ensureEdgeSchema,
+  loadDefinition,
+  migrate,
+  openStore,
+  type Store,
+} from '../runtime/index.js';
+import { type BenchOptions, type BenchResult, round } from './harness.js';
+
+const STEPS = 5;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function rawCommits(store: Store, concurrency: number, seconds: number): Promise<number> {
+  const driver = store.driver;
+  const table = 'bench_raw_commits';
+  const create = `CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, payload TEXT NOT NULL)`;
+  const insert = `INSERT INTO ${table} (id, payload) VALUES ($1, $2)`;
+  let one: () => unknown;
+  if (driver.dialect === 'postgres') {
+    await driver.pool.query(create);
+    one = () =>
+      driver.pool.query({
+        name: 'bench_raw_commit',
+        text: insert,
+        values: [randomUUID(), '{"step":1}'],
+      });
+  } else if (driver.dialect === 'sqlite') {
+    driver.database.exec(create);
+    const statement = driver.database.prepare(insert.replace(/\$\d/g, '?'));
+    one = () => statement.run(randomUUID(), '{"step":1}');
+  } else {
+    await driver.pglite.exec(create);
+    one = () => driver.pglite.query(insert, [randomUUID(), '{"step":1}']);
+  }
+  let count = 0;
+  const deadline = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        await one();
+        count++;
+      }
+    }),
+  );
+  return count / seconds;
+}
+
+async function engineRun(store: Store, stepsRoot: string, concurrency: number, seconds: number) {
+  const latencies: number[] = [];
+  const started = new Map<string, number>();
+  const runtime = createRuntime({
+    store,
+    stepsRoot,
+    faults: (point, at) => {
+      const key = `${at.workflowId}:${at.stepName}`;
+      if (point === 'before-step') started.set(key, performance.now());
+      else if (point === 'after-commit') {
+        const t0 = started.get(key);
+        if (t0 !== undefined) latencies.push(performance.now() - t0);
+        started.delete(key);
+      }
+    },
+  });
+  await runtime.registry.registerFile(join(stepsRoot, 'bench.yaml'), stepsRoot);
+  let workflows = 0;
+  const t0 = performance.now();
+  const deadline = t0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      let i = 0;
+      while (performance.now() < deadline) {
+        const wf = await runtime.start('bench_five_steps', { worker, i: i++ });
+        if (wf.status !== 'COMPLETED') throw new Error(`bench workflow ended ${wf.status}`);
+        workflows++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  await runtime.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    workflowsPerS: workflows / elapsed,
+    stepsPerS: (workflows * STEPS) / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+function writeSteps(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'bench.js'),
+    'export const step = (state, context) => ({ [context.stepName]: (state.i ?? 0) + 1 });\n',
+  );
+  const steps = Array.from(
+    { length: STEPS },
+    (_, i) => `  - { name: s${i + 1}, type: STANDARD, function: bench.step }`,
+  ).join('\n');
+  writeFileSync(
+    join(dir, 'bench.yaml'),
+    `workflow_type: bench_five_steps\nautomate_next: true\nsteps:\n${steps}\n`,
+  );
+}
+
+/** Run the engine benchmark. */
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const result: BenchResult = {
+    bench: 'engine',
+    metrics: {},
+    baselines: {},
+    ratios: {},
+    notes: [],
+  };
+  const seconds = Math.max(1, 8 * options.scale);
+  const dir = mkdtempSync(join(tmpdir(), 'saffron-bench-engine-'));
+  const stepsRoot = join(dir, 'steps');
+  writeSteps(stepsRoot);
+  await loadDefinition(
+    'workflow_type: x\nsteps: [{ name: a, type: STANDARD, function: bench.step }]',
+    { stepsRoot },
+  );
+  const url = process.env.DATABASE_URL;
+  const targets: { prefix: 'pg' | 'sqlite'; location: string }[] = [
+    ...(url ? [{ prefix: 'pg' as const, location: url }] : []),
+    { prefix: 'sqlite', location: join(dir, 'edge.db') },
+  ];
+  if (!url) result.notes.push('DATABASE_URL not set: PostgreSQL not measured');
+  try {
+    for (const target of targets) {
+      const schema = target.prefix === 'pg' ? `saffron_bench_engine_${process.pid}` : undefined;
+      const admin = schema ? new pg.Client({ connectionString: url }) : undefined;
+      if (admin) {
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
+      }
+      const store = await openStore(target.location, { postgres: { schema, maxConnections: 32 } });
+      try {
+        if (store.dialect === 'sqlite') await ensureEdgeSchema(store);
+        else await migrate(store, migrations);
+        for (const c of [1, 32]) {
+          options.progress(`${target.prefix} c${c}: raw commits for ${seconds}s`);
+          const raw = await rawCommits(store, c, seconds);
+          options.progress(`${target.prefix} c${c}: engine for ${seconds}s`);
+          const e = await engineRun(store, stepsRoot, c, seconds);
+          options.progress(
+            `  raw ${Math.round(raw)}/s, engine ${Math.round(e.stepsPerS)} steps/s (${Math.round(e.workflowsPerS)} workflows/s), p50 ${e.p50.toFixed(2)} ms, p99 ${e.p99.toFixed(2)} ms`,
+          );
+          const p = `${target.prefix}_`;
+          result.metrics[`${p}workflows_per_s_c${c}`] = round(e.workflowsPerS);
+          result.metrics[`${p}steps_per_s_c${c}`] = round(e.stepsPerS);
+          result.metrics[`${p}step_p50_ms_c${c}`] = round(e.p50);
+          result.metrics[`${p}step_p99_ms_c${c}`] = round(e.p99);
+          result.baselines[`${p}raw_commits_per_s_c${c}`] = round(raw);
+          result.ratios[`${p}steps_vs_raw_c${c}`] = round(e.stepsPerS / raw);
+        }
+      } finally {
+        await store.close();
+        if (admin) {
+          await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          await admin.end();
+        }
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return result;
+}

@@ -1,0 +1,89 @@
+/**
+ * One engine command's runtime: the engine database opened and its schema brought up to
+ * date, a runtime over it whose step functions load from the steps root, and both closed
+ * whatever happens. Secrets come from the command's environment (`SAFFRON_SECRET_<NAME>`).
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  createRuntime,
+  createWorkflowRegistry,
+  type Runtime,
+  type WorkflowRegistry,
+} from '../actors/index.js';
+import { envSecrets } from '../runtime/template/index.js';
+import { registerWorkflowFolder } from './definitions.js';
+import { openEngineStore } from './engineStore.js';
+import type { CliIo } from './io.js';
+import type { DatabaseOptions } from './storeOption.js';
+
+/** Options every engine command takes. */
+export interface EngineOptions extends DatabaseOptions {
+  steps?: string;
+  workflows?: string[];
+  json?: boolean;
+}
+
+/** Add the options every engine command takes. */
+export function engineOptions(command: Command): Command {
+  return command
+    .option(
+      '--db <location>',
+      'SQLite file, postgres://… URL or pglite:DIR (default: DATABASE_URL, else ./.saffron/saffron.db)',
+    )
+    .option('--database-url <url>', 'alias of --db')
+    .option(
+      '--steps <dir>',
+      'root of step modules (default: SAFFRON_STEPS_DIR, else the working directory; for run the YAML file’s folder)',
+    )
+    .option(
+      '--workflows <dir>',
+      'register the workflow YAML files of this folder (types of spawned workflows); repeatable',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option('--json', 'print the result as JSON');
+}
+
+/** The step-module root: `--steps`, else SAFFRON_STEPS_DIR, else `fallback` (default cwd). */
+export function stepsRootOf(options: EngineOptions, io: CliIo, fallback = io.cwd): string {
+  return resolve(io.cwd, options.steps ?? io.env.SAFFRON_STEPS_DIR ?? fallback);
+}
+
+/** A registry holding the definitions of every `--workflows` folder. */
+export async function workflowsRegistry(
+  options: EngineOptions,
+  io: CliIo,
+  stepsRoot: string,
+): Promise<WorkflowRegistry> {
+  const registry = createWorkflowRegistry();
+  for (const dir of options.workflows ?? [])
+    await registerWorkflowFolder(io, registry, dir, stepsRoot, { strict: true });
+  return registry;
+}
+
+/** Run `fn` with a runtime over the engine database; close both whatever happens. */
+export async function withRuntime<T>(
+  options: EngineOptions,
+  io: CliIo,
+  setup: { stepsRoot: string; registry: WorkflowRegistry },
+  fn: (runtime: Runtime) => Promise<T>,
+): Promise<T> {
+  const store = await openEngineStore(options, io);
+  try {
+    const runtime = createRuntime({
+      store,
+      stepsRoot: setup.stepsRoot,
+      registry: setup.registry,
+      secrets: envSecrets(io.env),
+      onBackgroundError: (error, id) =>
+        io.stderr.write(`saffron: background drive of workflow ${id} failed: ${String(error)}\n`),
+    });
+    try {
+      return await fn(runtime);
+    } finally {
+      await runtime.close();
+    }
+  } finally {
+    await store.close();
+  }
+}

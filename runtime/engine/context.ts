@@ -1,0 +1,64 @@
+/**
+ * The `context` a step function receives (DESIGN §3.2). Logging through `context.log` is
+ * buffered and written to workflow_execution_logs in the step's own commit, so a step's log
+ * lines and its result become durable together.
+ */
+import type { JsonObject } from '../model/json.js';
+import type { LogLevel } from '../model/statuses.js';
+import type { SecretProvider } from '../template/index.js';
+import type { StepEffects } from './outcome.js';
+
+/** `context.log(message, data?)` logs at info; `.debug/.info/.warn/.error` pick the level. */
+export interface StepLogger {
+  (message: string, data?: JsonObject): void;
+  debug(message: string, data?: JsonObject): void;
+  info(message: string, data?: JsonObject): void;
+  warn(message: string, data?: JsonObject): void;
+  error(message: string, data?: JsonObject): void;
+}
+
+/** What a step function gets as its second argument. */
+export interface StepContext {
+  workflowId: string;
+  workflowType: string;
+  stepName: string;
+  /** 1 for the first execution of this visit to the step, more after a repeat or retry. */
+  attempt: number;
+  /** Stable across repeats of the same step execution: use it to deduplicate side effects. */
+  idempotencyKey: string;
+  /** User input given with `next` or `resume`, else undefined. */
+  input?: JsonObject;
+  loopItem?: unknown;
+  loopIndex?: number;
+  loop_item?: unknown;
+  loop_index?: number;
+  /** Aborted when the engine gives up on the step (shutdown, timeout). */
+  signal: AbortSignal;
+  secrets: SecretProvider;
+  log: StepLogger;
+  /** Loop variables named by `item_var_name`, and anything else the engine exposes. */
+  [key: string]: unknown;
+}
+
+/** Build a logger that appends to `effects.logs` for `stepName`. */
+export function createStepLogger(effects: StepEffects, stepName: string): StepLogger {
+  const at = (level: LogLevel) => (message: string, data?: JsonObject) => {
+    effects.logs.push({ stepName, level, message: String(message), ...(data ? { data } : {}) });
+  };
+  return Object.assign(at('info'), {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+  });
+}
+
+/** The plain-data view of a context that expressions and templates see as `context`. */
+export function contextScope(context: StepContext): JsonObject {
+  const scope: JsonObject = {};
+  for (const [key, value] of Object.entries(context)) {
+    if (key === 'signal' || key === 'secrets' || key === 'log') continue;
+    scope[key] = value;
+  }
+  return scope;
+}

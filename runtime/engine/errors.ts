@@ -1,0 +1,57 @@
+/**
+ * Engine errors with stable codes. Step failures carry the step name; errors the caller
+ * caused (wrong state, unknown type) say what would have been valid.
+ */
+import { SaffronError, type SaffronErrorOptions } from '../errors.js';
+
+/** Codes of {@link WorkflowError}. */
+export type WorkflowErrorCode =
+  | 'WORKFLOW_NOT_FOUND'
+  | 'UNKNOWN_WORKFLOW_TYPE'
+  | 'WORKFLOW_NOT_ACTIVE'
+  | 'WORKFLOW_NOT_WAITING'
+  | 'WORKFLOW_NOT_RETRYABLE'
+  | 'WORKFLOW_TERMINAL'
+  | 'WORKFLOW_NOT_PAUSED'
+  | 'SNAPSHOT_INVALID'
+  | 'INVALID_INPUT'
+  | 'UNKNOWN_STEP';
+
+/** A request the workflow's current state does not allow, or that names nothing known. */
+export class WorkflowError extends SaffronError {
+  override readonly name = 'WorkflowError';
+  declare readonly code: WorkflowErrorCode;
+  constructor(code: WorkflowErrorCode, message: string, options: SaffronErrorOptions = {}) {
+    super(code, message, options);
+  }
+}
+
+/** Codes of {@link StepError}. */
+export type StepErrorCode =
+  | 'STEP_FUNCTION_FAILED'
+  | 'STEP_RESULT_INVALID'
+  | 'JUMP_TARGET_UNKNOWN'
+  | 'DECISION_NO_ROUTE'
+  | 'LOOP_SOURCE_INVALID'
+  | 'LOOP_BODY_UNSUPPORTED'
+  | 'SUB_WORKFLOW_FAILED'
+  | 'STEP_KIND_UNAVAILABLE'
+  | 'STEP_INPUT_INVALID';
+
+/** Why a step failed; recorded in the audit log and the workflow's snapshot. */
+export class StepError extends SaffronError {
+  override readonly name = 'StepError';
+  constructor(
+    code: StepErrorCode,
+    readonly stepName: string,
+    message: string,
+    options: SaffronErrorOptions = {},
+  ) {
+    super(code, message, { ...options, details: { step: stepName, ...options.details } });
+  }
+}
+
+/** Thrown by a fault hook to simulate a crash at a named point (tests only pass such a hook). */
+export class SimulatedCrash extends Error {
+  override readonly name = 'SimulatedCrash';
+}

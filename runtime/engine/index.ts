@@ -1,0 +1,38 @@
+/** The step-execution core of the engine: step kinds, directives, executors, injected deps. */
+export { contextScope, createStepLogger, type StepContext, type StepLogger } from './context.js';
+export {
+  FAULT_POINTS,
+  randomIds,
+  systemClock,
+  type Clock,
+  type FaultHook,
+  type FaultPoint,
+  type Ids,
+} from './deps.js';
+export {
+  readDirective,
+  StartSubWorkflowDirective,
+  WorkflowJumpDirective,
+  WorkflowPauseDirective,
+  type Directive,
+} from './directives.js';
+export {
+  SimulatedCrash,
+  StepError,
+  WorkflowError,
+  type StepErrorCode,
+  type WorkflowErrorCode,
+} from './errors.js';
+export { executeStep } from './executeStep.js';
+export { inlineExecutor, type StepExecutor, type StepFunction } from './executor.js';
+export { invokeStepFunction, type InvokeResult } from './invoke.js';
+export {
+  addEffects,
+  noEffects,
+  type ChildWorkflowSpec,
+  type ScheduleSpec,
+  type StepEffects,
+  type StepOutcome,
+} from './outcome.js';
+export type { StepResult, StepRun } from './run.js';
+export { nextCronRun } from './steps/cronSchedule.js';

@@ -1,0 +1,34 @@
+/** Everything a step kind needs to execute one step. */
+import type { WorkflowDefinition } from '../definition/index.js';
+import type { SaffronError } from '../errors.js';
+import type { JsonObject } from '../model/json.js';
+import type { SecretProvider } from '../template/index.js';
+import type { StepContext } from './context.js';
+import type { Clock, Ids } from './deps.js';
+import type { StepExecutor } from './executor.js';
+import type { ChildWorkflowSpec, StepEffects } from './outcome.js';
+
+/** The inputs of one step execution. */
+export interface StepRun {
+  definition: WorkflowDefinition;
+  state: JsonObject;
+  context: StepContext;
+  effects: StepEffects;
+  executor: StepExecutor;
+  clock: Clock;
+  ids: Ids;
+  secrets: SecretProvider;
+  /** Attempts already made at this step visit (HTTP retries), 0 for the first. */
+  attempt: number;
+  /** Whether `type` names a workflow the engine can start. */
+  knowsWorkflowType(type: string): boolean;
+}
+
+/** A step outcome before timing and effects are attached. */
+export type StepResult =
+  | { kind: 'completed'; state: JsonObject }
+  | { kind: 'jumped'; target: string; state: JsonObject }
+  | { kind: 'paused'; state: JsonObject }
+  | { kind: 'subWorkflow'; state: JsonObject; child: ChildWorkflowSpec }
+  | { kind: 'retry'; state: JsonObject; dueAt: Date; attempt: number; error: SaffronError }
+  | { kind: 'failed'; error: SaffronError };

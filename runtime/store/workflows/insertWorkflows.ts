@@ -1,0 +1,20 @@
+import { translateDriverError } from '../errors.js';
+import type { StoreHandle } from '../store.js';
+import { type NewWorkflow, workflowToRow } from './record.js';
+
+/** Insert new workflows in one statement. A duplicate id or idempotency key is a ConflictError. */
+export async function insertWorkflows(
+  h: StoreHandle,
+  workflows: readonly NewWorkflow[],
+  now = new Date(),
+): Promise<void> {
+  if (workflows.length === 0) return;
+  try {
+    await h.db
+      .insertInto('workflow_executions')
+      .values(workflows.map((w) => workflowToRow(h.codec, w, 0, now)))
+      .execute();
+  } catch (error) {
+    throw translateDriverError(error, `insert ${workflows.length} workflow(s)`);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Many version-checked workflow updates at once, for batched step commits. PostgreSQL does
+ * it in one statement; SQLite, where statements cost no round trip, runs them one by one in
+ * the caller's transaction.
+ */
+import type { JsonObject } from '../../model/json.js';
+import type { WorkflowStatus } from '../../model/statuses.js';
+import { translateDriverError } from '../errors.js';
+import { updateWorkflowsBatchPostgres } from '../postgres/updateWorkflowsBatch.js';
+import type { StoreHandle } from '../store.js';
+import { updateWorkflow } from './updateWorkflow.js';
+import { ConflictError } from '../errors.js';
+
+/** The full set of columns a step commit writes. */
+export interface WorkflowRowUpdate {
+  id: string;
+  expectedVersion: number;
+  status: WorkflowStatus;
+  currentStepIndex: number;
+  currentStep: string | null;
+  state: JsonObject;
+  actorSnapshot: JsonObject;
+}
+
+/** Apply `updates`; returns the ids that were at their expected version (those are updated). */
+export async function updateWorkflows(
+  h: StoreHandle,
+  updates: readonly WorkflowRowUpdate[],
+  now = new Date(),
+): Promise<Set<string>> {
+  if (updates.length === 0) return new Set();
+  if (h.dialect !== 'sqlite') {
+    try {
+      return await updateWorkflowsBatchPostgres(h, updates, now);
+    } catch (error) {
+      throw translateDriverError(error, `update ${updates.length} workflows`);
+    }
+  }
+  const done = new Set<string>();
+  for (const u of updates) {
+    try {
+      await updateWorkflow(h, u.id, u.expectedVersion, u, now);
+      done.add(u.id);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+  }
+  return done;
+}

@@ -1,0 +1,27 @@
+/**
+ * A child process for crash tests: runs a workflow and kills itself with SIGKILL at a named
+ * fault point of a named step — a real process death in the middle of the commit path.
+ *   node --import tsx test/support/crashWorker.ts LOCATION WORKFLOW_ID POINT STEP
+ */
+import { createRuntime } from '../../actors/index.js';
+import { openStore, type FaultPoint } from '../../runtime/index.js';
+import { ENGINE_STEPS } from './engine.js';
+
+const [location, workflowId, point, step] = process.argv.slice(2) as [
+  string,
+  string,
+  FaultPoint,
+  string,
+];
+const store = await openStore(location);
+const runtime = createRuntime({
+  store,
+  stepsRoot: ENGINE_STEPS,
+  faults: (at, where) => {
+    if (at === point && where.stepName === step) process.kill(process.pid, 'SIGKILL');
+  },
+});
+await runtime.runUntilSettled(workflowId);
+process.stdout.write('finished without crashing\n');
+await runtime.close();
+await store.close();
