@@ -8,23 +8,21 @@
  * flush however many workflows it carries.
  */
 import {
-  appendAuditEvents,
-  appendStepLogs,
-  beatHeartbeats,
+  commitSteps,
   ConflictError,
-  deleteHeartbeats,
   insertTimer,
   insertWorkflows,
   recordCompensation,
-  recordMetrics,
   settleTimers,
   updateWorkflows,
+  writeStepRows,
   upsertScheduledWorkflow,
   type AuditEvent,
   type CompensationEntry,
   type NewTimer,
   type NewWorkflow,
   type ScheduledWorkflow,
+  type StepCommit,
   type StepLog,
   type Store,
   type WorkflowMetric,
@@ -49,6 +47,33 @@ export interface CommitPlan {
   compensations: CompensationEntry[];
   /** Refresh the owner's heartbeat, remove it (waiting or ended), or leave it. */
   heartbeat: { workerId: string; currentStep: string | null; at: Date } | 'delete' | 'keep';
+}
+
+const isStepOnly = (p: CommitPlan) =>
+  !p.children.length &&
+  !p.schedules.length &&
+  !p.timers.length &&
+  !p.settleTimers.length &&
+  !p.compensations.length;
+
+function toStepCommit(p: CommitPlan): StepCommit {
+  return {
+    update: { id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row },
+    ...(p.created ? { create: p.created } : {}),
+    audit: p.audit,
+    metrics: p.metrics,
+    logs: p.logs,
+    heartbeat:
+      typeof p.heartbeat === 'object'
+        ? {
+            workflowId: p.workflowId,
+            workerId: p.heartbeat.workerId,
+            currentStep: p.heartbeat.currentStep,
+            stepStartedAt: p.heartbeat.at,
+            at: p.heartbeat.at,
+          }
+        : p.heartbeat,
+  };
 }
 
 /** Write `plans` in one transaction; returns each workflow's new version, in order. */
@@ -83,18 +108,7 @@ export async function commitPlans(
       plans.flatMap((p) => p.children),
       now,
     );
-    await appendAuditEvents(
-      tx,
-      plans.flatMap((p) => p.audit),
-    );
-    await recordMetrics(
-      tx,
-      plans.flatMap((p) => p.metrics),
-    );
-    await appendStepLogs(
-      tx,
-      plans.flatMap((p) => p.logs),
-    );
+    await writeStepRows(tx, plans.map(toStepCommit));
     for (const p of plans) {
       for (const s of p.schedules) await upsertScheduledWorkflow(tx, s, now);
       for (const settle of p.settleTimers)
@@ -102,26 +116,33 @@ export async function commitPlans(
       for (const t of p.timers) await insertTimer(tx, t);
       for (const c of p.compensations) await recordCompensation(tx, c);
     }
-    const beats = plans.flatMap((p) =>
-      typeof p.heartbeat === 'object'
-        ? [
-            {
-              workflowId: p.workflowId,
-              workerId: p.heartbeat.workerId,
-              currentStep: p.heartbeat.currentStep,
-              stepStartedAt: p.heartbeat.at,
-              at: p.heartbeat.at,
-            },
-          ]
-        : [],
-    );
-    await beatHeartbeats(tx, beats);
-    await deleteHeartbeats(
-      tx,
-      plans.filter((p) => p.heartbeat === 'delete').map((p) => p.workflowId),
-    );
     return plans.map((p) => (p.created ? 0 : p.expectedVersion + 1));
   });
+}
+
+/**
+ * Write a batch of plans; each gets its own outcome. Plain step commits (the common case) go
+ * through the store's batched step commit, where one plan's version conflict does not undo
+ * the others; a batch with outbox rows is one transaction that succeeds or fails whole.
+ */
+export async function commitBatch(
+  store: Store,
+  plans: readonly CommitPlan[],
+  now: Date,
+): Promise<(number | Error)[]> {
+  if (plans.every(isStepOnly)) {
+    const done = await commitSteps(store, plans.map(toStepCommit), now);
+    return plans.map((p) =>
+      done.has(p.workflowId)
+        ? p.created
+          ? 0
+          : p.expectedVersion + 1
+        : new ConflictError(`workflow ${p.workflowId} changed since version ${p.expectedVersion}`, {
+            details: { workflowId: p.workflowId },
+          }),
+    );
+  }
+  return commitPlans(store, plans, now);
 }
 
 /** Write one plan in its own transaction and return the workflow's new version. */

@@ -9,7 +9,7 @@
  * committed one by one, so only the plan at fault fails and everyone else's commit stands.
  */
 import type { Store } from '../../runtime/index.js';
-import { type CommitPlan, commitPlan, commitPlans } from './commit.js';
+import { type CommitPlan, commitBatch, commitPlan } from './commit.js';
 
 /** A group-commit queue. */
 export interface CommitQueue {
@@ -29,7 +29,7 @@ interface Pending {
  */
 export function createCommitQueue(
   store: Store,
-  maxBatch = 64,
+  maxBatch = store.dialect === 'sqlite' ? 64 : 8,
   maxInFlight = store.dialect === 'sqlite' ? 1 : 4,
 ): CommitQueue {
   const queue: Pending[] = [];
@@ -39,12 +39,16 @@ export function createCommitQueue(
   const writeBatch = async (batch: Pending[]) => {
     const now = batch.at(-1)!.now;
     try {
-      const versions = await commitPlans(
+      const outcomes = await commitBatch(
         store,
         batch.map((p) => p.plan),
         now,
       );
-      batch.forEach((p, i) => p.resolve(versions[i]!));
+      batch.forEach((p, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome instanceof Error) p.reject(outcome);
+        else p.resolve(outcome);
+      });
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);

@@ -59,7 +59,11 @@ export interface RuntimeOptions {
   workerId?: string;
   /** How often a running workflow's heartbeat is refreshed (default 30 s). */
   heartbeatIntervalMs?: number;
-  /** Most step commits of concurrent workflows written in one transaction (default 64; 1 disables batching). */
+  /**
+   * Most step commits of concurrent workflows written in one transaction (default 8; 1
+   * disables batching). Small batches with several in flight keep the database's cores busy
+   * in parallel; one large batch would serialize every workflow behind one statement.
+   */
   maxCommitBatch?: number;
   /** Drive spawned and sub-workflows in the background (default true). */
   driveChildren?: boolean;
@@ -180,7 +184,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     faults: options.faults,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
     lastBeat: new Map(),
-    commits: createCommitQueue(options.store, options.maxCommitBatch ?? 64),
+    commits: createCommitQueue(options.store, options.maxCommitBatch),
     driveChildren: options.driveChildren ?? true,
     compiled: new Map(),
     compiledByObject: new WeakMap(),

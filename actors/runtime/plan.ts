@@ -160,6 +160,12 @@ export function buildTransition(
     for (const l of effects.logs) plan.logs.push({ workflowId: record.id, ...l, at: now });
     for (const a of effects.audit) plan.audit.push({ workflowId: record.id, ...a });
   }
-  if (key in FINAL_STATES) plan.settleTimers.push({ status: 'CANCELLED' });
+  // a timer can be pending only while a retry is scheduled
+  if (
+    key in FINAL_STATES &&
+    (current.live.snapshot.context as { retryAt: string | null }).retryAt !== null
+  ) {
+    plan.settleTimers.push({ status: 'CANCELLED' });
+  }
   return { plan, next, state, status };
 }

@@ -63,3 +63,6 @@ export {
 export { updateWorkflows, type WorkflowRowUpdate } from './workflows/updateWorkflows.js';
 export { beatHeartbeats, deleteHeartbeats } from './heartbeats/beatHeartbeats.js';
 export { insertWorkflows } from './workflows/insertWorkflows.js';
+export { commitSteps } from './workflows/commitSteps.js';
+export type { StepCommit } from './workflows/stepCommit.js';
+export { writeStepRows } from './workflows/writeStepRows.js';

@@ -8,23 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { adminQuery } from '../support/stores.js';
 
 const databaseUrl = process.env.DATABASE_URL;
 const dir = mkdtempSync(join(tmpdir(), 'saffron-cli-'));
 const schema = `saffron_cli_${process.pid}`;
 
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const admin = adminQuery;
 
 /** Each target: how the CLI names it, and how the test drops a column behind its back. */
 const targets: { name: string; location: string; dropColumn: () => Promise<void> }[] = [

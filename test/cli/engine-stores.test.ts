@@ -7,9 +7,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { adminQuery } from '../support/stores.js';
 import {
   loansDir,
   loanYaml,
@@ -23,15 +23,7 @@ const databaseUrl = process.env.DATABASE_URL;
 const dir = mkdtempSync(join(tmpdir(), 'saffron-engine-stores-'));
 const schema = `saffron_cli_engine_${process.pid}`;
 
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const admin = adminQuery;
 
 beforeAll(async () => {
   if (databaseUrl) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);

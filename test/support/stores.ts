@@ -43,7 +43,8 @@ let counter = 0;
 const uniqueName = (prefix: string) =>
   `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
 
-async function adminQuery(text: string): Promise<void> {
+/** Run SQL on the PostgreSQL server of DATABASE_URL outside any test schema (create/drop schemas). */
+export async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

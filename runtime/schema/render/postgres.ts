@@ -2,7 +2,8 @@
  * Renders the schema model as PostgreSQL DDL. Used to write new migrations (the output is
  * frozen into a migration file) and by tests that build a database straight from the model.
  */
-import { checkConstraintName, type ColumnDef, type TableDef } from '../model.js';
+import type { ColumnDef, TableDef } from '../model.js';
+import { constraintClauses } from './clauses.js';
 import { quoteLiteral } from './quote.js';
 
 /** PostgreSQL type of a column. */
@@ -66,17 +67,7 @@ function columnSql(table: TableDef, column: ColumnDef): string {
   else if (!column.nullable) parts.push('NOT NULL');
   const def = postgresDefault(column);
   if (def !== undefined) parts.push(`DEFAULT ${def}`);
-  if (column.unique) parts.push('UNIQUE');
-  if (column.references) {
-    const r = column.references;
-    parts.push(`REFERENCES ${r.table}(${r.column}) ON DELETE ${r.onDelete}`);
-  }
-  if (column.check) {
-    const values = column.check.map((v) => (typeof v === 'string' ? quoteLiteral(v) : String(v)));
-    parts.push(
-      `CONSTRAINT ${checkConstraintName(table.name, column.name)} CHECK (${column.name} IN (${values.join(', ')}))`,
-    );
-  }
+  parts.push(...constraintClauses(table, column));
   return parts.join(' ');
 }
 

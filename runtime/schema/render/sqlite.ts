@@ -4,7 +4,8 @@
  * TSVECTOR columns and GIN indexes are cloud-only and left out). Statements use
  * `IF NOT EXISTS`: the edge creates its tables at start-up, with no migration step.
  */
-import { checkConstraintName, type ColumnDef, type TableDef } from '../model.js';
+import type { ColumnDef, TableDef } from '../model.js';
+import { constraintClauses } from './clauses.js';
 import { quoteLiteral } from './quote.js';
 
 /** SQLite declared type of a column, or undefined when the column is cloud-only. */
@@ -61,17 +62,7 @@ function columnSql(table: TableDef, column: ColumnDef, type: string): string {
   else if (!column.nullable) parts.push('NOT NULL');
   const def = sqliteDefault(column);
   if (def !== undefined) parts.push(`DEFAULT ${def}`);
-  if (column.unique) parts.push('UNIQUE');
-  if (column.references) {
-    const r = column.references;
-    parts.push(`REFERENCES ${r.table}(${r.column}) ON DELETE ${r.onDelete}`);
-  }
-  if (column.check) {
-    const values = column.check.map((v) => (typeof v === 'string' ? quoteLiteral(v) : String(v)));
-    parts.push(
-      `CONSTRAINT ${checkConstraintName(table.name, column.name)} CHECK (${column.name} IN (${values.join(', ')}))`,
-    );
-  }
+  parts.push(...constraintClauses(table, column));
   return parts.join(' ');
 }
 

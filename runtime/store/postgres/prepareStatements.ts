@@ -7,13 +7,16 @@
  * Names are derived from the SQL text, so a name always means the same text. The number of
  * distinct texts prepared per pool is bounded: past the bound, queries run unnamed as before,
  * so statements with variable arity (multi-row inserts) cannot grow server memory without
- * limit. A statement invalidated by DDL (`cached plan must not change result type`) is retried
+ * limit, and statements with many parameters (batches, whose text changes with their size)
+ * are never named. A statement invalidated by DDL (`cached plan must not change result type`) is retried
  * unnamed and not prepared again.
  */
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 
 const MAX_PREPARED = 500;
+/** Statements with more parameters are batch statements whose text varies with batch size. */
+const MAX_PARAMETERS = 64;
 const PLAN_INVALIDATED = '0A000';
 
 type QueryFn = (config: QueryConfig, values?: unknown[]) => Promise<unknown>;
@@ -36,7 +39,11 @@ export function prepareStatements(pool: Pool): void {
     const patched = (...args: unknown[]): unknown => {
       const [text, values] = args;
       const name =
-        typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2
+        typeof text === 'string' &&
+        Array.isArray(values) &&
+        values.length > 0 &&
+        values.length <= MAX_PARAMETERS &&
+        args.length === 2
           ? nameFor(text)
           : undefined;
       if (name === undefined) return original(...args);
