@@ -144,6 +144,13 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('upsert reports a collision on another unique key as a conflict', async () => {
+      await upsertWorkflow(store, newWorkflow({ idempotencyKey: 'dup-key' }));
+      await expect(
+        upsertWorkflow(store, newWorkflow({ idempotencyKey: 'dup-key' })),
+      ).rejects.toBeInstanceOf(ConflictError);
+    });
+
     it('lists by status and type, newest first, with keyset paging', async () => {
       const base = Date.parse('2026-03-01T00:00:00Z');
       const ids: string[] = [];
