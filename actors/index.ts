@@ -31,3 +31,4 @@ export {
   type StartOptions,
 } from './runtime/createRuntime.js';
 export { createWorkflowRegistry, type WorkflowRegistry } from './runtime/registry.js';
+export { taskBackoffMs, type TaskRunOptions } from './runtime/tasks.js';

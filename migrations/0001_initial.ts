@@ -86,6 +86,7 @@ export const migration: Migration = {
   error TEXT,
   parallel_group VARCHAR(200),
   task_index INTEGER,
+  data_region VARCHAR(100),
   attempts INTEGER NOT NULL DEFAULT 0,
   max_attempts INTEGER NOT NULL DEFAULT 1,
   run_after TIMESTAMPTZ NOT NULL DEFAULT now(),

@@ -10,6 +10,7 @@
 import {
   commitSteps,
   ConflictError,
+  insertTasks,
   insertTimer,
   insertWorkflows,
   recordCompensation,
@@ -19,12 +20,14 @@ import {
   upsertScheduledWorkflow,
   type AuditEvent,
   type CompensationEntry,
+  type NewTask,
   type NewTimer,
   type NewWorkflow,
   type ScheduledWorkflow,
   type StepCommit,
   type StepLog,
   type Store,
+  type StoreHandle,
   type WorkflowMetric,
   type WorkflowRowUpdate,
 } from '../../runtime/index.js';
@@ -42,6 +45,8 @@ export interface CommitPlan {
   children: NewWorkflow[];
   schedules: ScheduledWorkflow[];
   timers: NewTimer[];
+  /** Tasks queued by an ASYNC or PARALLEL step (inserted in one statement). */
+  tasks: NewTask[];
   /** Settle this workflow's pending timers (all, or one step's), in order. */
   settleTimers: { status: 'FIRED' | 'CANCELLED'; stepName?: string }[];
   compensations: CompensationEntry[];
@@ -51,6 +56,7 @@ export interface CommitPlan {
 
 const isStepOnly = (p: CommitPlan) =>
   !p.children.length &&
+  !p.tasks.length &&
   !p.schedules.length &&
   !p.timers.length &&
   !p.settleTimers.length &&
@@ -77,47 +83,58 @@ function toStepCommit(p: CommitPlan): StepCommit {
 }
 
 /** Write `plans` in one transaction; returns each workflow's new version, in order. */
-export async function commitPlans(
+export function commitPlans(
   store: Store,
   plans: readonly CommitPlan[],
   now: Date,
 ): Promise<number[]> {
-  return store.transaction(async (tx) => {
-    await insertWorkflows(
-      tx,
-      plans.flatMap((p) => (p.created ? [p.created] : [])),
-      now,
+  return store.transaction((tx) => writePlans(tx, plans, now));
+}
+
+/** Write `plans` inside the caller's transaction `tx`. */
+export async function writePlans(
+  tx: StoreHandle,
+  plans: readonly CommitPlan[],
+  now: Date,
+): Promise<number[]> {
+  await insertWorkflows(
+    tx,
+    plans.flatMap((p) => (p.created ? [p.created] : [])),
+    now,
+  );
+  const updates = plans.filter((p) => !p.created);
+  const updated = await updateWorkflows(
+    tx,
+    updates.map((p) => ({ id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row })),
+    now,
+  );
+  const stale = updates.filter((p) => !updated.has(p.workflowId));
+  if (stale.length > 0) {
+    throw new ConflictError(
+      `workflow ${stale.map((p) => p.workflowId).join(', ')} changed since it was read`,
+      {
+        details: { workflowIds: stale.map((p) => p.workflowId) },
+      },
     );
-    const updates = plans.filter((p) => !p.created);
-    const updated = await updateWorkflows(
-      tx,
-      updates.map((p) => ({ id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row })),
-      now,
-    );
-    const stale = updates.filter((p) => !updated.has(p.workflowId));
-    if (stale.length > 0) {
-      throw new ConflictError(
-        `workflow ${stale.map((p) => p.workflowId).join(', ')} changed since it was read`,
-        {
-          details: { workflowIds: stale.map((p) => p.workflowId) },
-        },
-      );
-    }
-    await insertWorkflows(
-      tx,
-      plans.flatMap((p) => p.children),
-      now,
-    );
-    await writeStepRows(tx, plans.map(toStepCommit));
-    for (const p of plans) {
-      for (const s of p.schedules) await upsertScheduledWorkflow(tx, s, now);
-      for (const settle of p.settleTimers)
-        await settleTimers(tx, p.workflowId, settle.status, settle.stepName);
-      for (const t of p.timers) await insertTimer(tx, t);
-      for (const c of p.compensations) await recordCompensation(tx, c);
-    }
-    return plans.map((p) => (p.created ? 0 : p.expectedVersion + 1));
-  });
+  }
+  await insertWorkflows(
+    tx,
+    plans.flatMap((p) => p.children),
+    now,
+  );
+  await writeStepRows(tx, plans.map(toStepCommit));
+  await insertTasks(
+    tx,
+    plans.flatMap((p) => p.tasks),
+  );
+  for (const p of plans) {
+    for (const s of p.schedules) await upsertScheduledWorkflow(tx, s, now);
+    for (const settle of p.settleTimers)
+      await settleTimers(tx, p.workflowId, settle.status, settle.stepName);
+    for (const t of p.timers) await insertTimer(tx, t);
+    for (const c of p.compensations) await recordCompensation(tx, c);
+  }
+  return plans.map((p) => (p.created ? 0 : p.expectedVersion + 1));
 }
 
 /**

@@ -39,6 +39,7 @@ import type { CommitPlan } from './commit.js';
 import { createCommitQueue } from './commitQueue.js';
 import { compileCached, type Internals } from './internals.js';
 import { isTerminal } from './plan.js';
+import { drainTasks, type TaskRunOptions } from './tasks.js';
 import { createWorkflowRegistry, type WorkflowRegistry } from './registry.js';
 
 /** Options of {@link createRuntime}. */
@@ -65,6 +66,11 @@ export interface RuntimeOptions {
    * in parallel; one large batch would serialize every workflow behind one statement.
    */
   maxCommitBatch?: number;
+  /**
+   * Run ASYNC and PARALLEL tasks in this process as soon as they are dispatched (default
+   * true). Set false when separate workers (`saffron worker`, {@link Runtime.work}) run them.
+   */
+  runTasks?: boolean;
   /** Drive spawned and sub-workflows in the background (default true). */
   driveChildren?: boolean;
   /** Called at named points of the commit path; tests use it to simulate crashes. */
@@ -107,6 +113,11 @@ export interface Runtime {
   audit(id: string): Promise<StoredAuditEvent[]>;
   /** Run `next` until the workflow is no longer ACTIVE, then wait for background work. */
   runUntilSettled(id: string): Promise<WorkflowRecord>;
+  /**
+   * Claim and run due ASYNC / PARALLEL tasks until none is left (a worker's unit of work);
+   * returns how many ran.
+   */
+  work(options?: TaskRunOptions): Promise<number>;
   /** Wait for background drives (children, parents) to finish. */
   drain(): Promise<void>;
   /** Drain and release the executor. The store belongs to the caller. */
@@ -157,6 +168,7 @@ function createPlan(record: WorkflowRecord, now: Date): CommitPlan {
     children: [],
     schedules: [],
     timers: [],
+    tasks: [],
     settleTimers: [],
     compensations: [],
     heartbeat: 'keep',
@@ -186,6 +198,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     lastBeat: new Map(),
     commits: createCommitQueue(options.store, options.maxCommitBatch),
     driveChildren: options.driveChildren ?? true,
+    runTasks: options.runTasks ?? true,
     compiled: new Map(),
     compiledByObject: new WeakMap(),
     exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -323,6 +336,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     drain,
+
+    work: (workOptions) => drainTasks(internals, workOptions),
 
     async close() {
       await drain();

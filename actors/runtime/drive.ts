@@ -21,6 +21,8 @@ import {
   type StepContext,
   type StepDefinition,
   type StepOutcome,
+  type TaskSpec,
+  type NewTask,
   type WorkflowRecord,
 } from '../../runtime/index.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
@@ -38,6 +40,7 @@ import {
   isTerminal,
   type Transition,
 } from './plan.js';
+import { drainTasks } from './tasks.js';
 
 /** Why a workflow is being driven. */
 export type DriveRequest =
@@ -82,6 +85,9 @@ async function commit(
     version,
     updatedAt: now,
   };
+  if (internals.runTasks && t.plan.tasks.length > 0) {
+    internals.background(current.record.id, () => drainTasks(internals));
+  }
   if (internals.driveChildren) {
     for (const child of t.plan.children)
       internals.background(child.id, () => driveWorkflow(internals, child.id, { kind: 'start' }));
@@ -116,6 +122,37 @@ function stepContext(
   };
 }
 
+/** Task rows for a dispatch: each carries the state snapshot and a plain context. */
+function taskRows(
+  internals: Internals,
+  current: LiveWorkflow,
+  step: StepDefinition,
+  tasks: readonly TaskSpec[],
+  state: JsonObject,
+  group: string,
+): NewTask[] {
+  return tasks.map((t, index) => ({
+    id: internals.ids.uuid(),
+    workflowId: current.record.id,
+    stepName: step.name,
+    functionPath: t.functionPath,
+    state,
+    context: {
+      taskName: t.name,
+      workflowType: current.record.workflowType,
+      idempotencyKey: `${group}:${t.name}`,
+    },
+    parallelGroup: group,
+    taskIndex: index,
+    maxAttempts: TASK_MAX_ATTEMPTS,
+    runAfter: internals.clock.now(),
+    dataRegion: current.record.dataRegion,
+  }));
+}
+
+/** Attempts a task gets before it fails its step (retries back off exponentially). */
+export const TASK_MAX_ATTEMPTS = 3;
+
 /** Turn a step outcome into a transition with its audit rows and metrics. */
 function outcomeTransition(
   internals: Internals,
@@ -137,6 +174,7 @@ function outcomeTransition(
   let state = before;
   const audit: Transition['plan']['audit'] = [];
   let failure: SaffronError | undefined;
+  let group: string | undefined;
   switch (outcome.kind) {
     case 'completed':
       events = [wfEvents.stepCompleted(step.name, compensation)];
@@ -200,6 +238,18 @@ function outcomeTransition(
         },
       });
       break;
+    case 'dispatch': {
+      group = `${step.name}:${workflowContext(current.live).visits[current.live.compiled.keyOf(step.name)!] ?? 1}`;
+      events = [wfEvents.tasksDispatched(step.name, group)];
+      state = outcome.state;
+      audit.push({
+        workflowId: id,
+        eventType: 'TASK_DISPATCHED',
+        stepName: step.name,
+        eventData: { group, tasks: outcome.tasks.map((t) => t.name) },
+      });
+      break;
+    }
     case 'failed':
       failure = outcome.error;
       events = [];
@@ -217,6 +267,19 @@ function outcomeTransition(
   }
   const t = buildTransition(internals, current, events, state, outcome.effects);
   t.plan.audit.push(...audit);
+  if (outcome.kind === 'dispatch' && group !== undefined) {
+    t.plan.tasks.push(...taskRows(internals, current, step, outcome.tasks, outcome.state, group));
+    if (outcome.timeoutAt) {
+      t.plan.timers.push({
+        id: internals.ids.uuid(),
+        workflowId: id,
+        kind: 'PARALLEL_TIMEOUT',
+        stepName: step.name,
+        dueAt: outcome.timeoutAt,
+        payload: { group },
+      });
+    }
+  }
   if (outcome.kind === 'retry') {
     t.plan.timers.push({
       id: internals.ids.uuid(),
@@ -243,7 +306,7 @@ function outcomeTransition(
 }
 
 /** Audit rows for reaching a terminal status. */
-function finishAudit(t: Transition, id: string): void {
+export function finishAudit(t: Transition, id: string): void {
   const ctx = workflowContext(t.next);
   if (t.status === 'COMPLETED')
     t.plan.audit.push({ workflowId: id, eventType: 'WORKFLOW_COMPLETED' });

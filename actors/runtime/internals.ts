@@ -33,6 +33,8 @@ export interface Internals {
   lastBeat: Map<string, number>;
   /** Group commit of step commits. */
   commits: CommitQueue;
+  /** Run ASYNC / PARALLEL tasks in this process right after dispatching them. */
+  runTasks: boolean;
   /** Drive spawned and sub-workflows (and parents after their child ends) in the background. */
   driveChildren: boolean;
   /** Compiled machines by definition hash (bounded). */

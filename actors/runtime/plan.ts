@@ -141,6 +141,7 @@ export function buildTransition(
     children: [],
     schedules: [],
     timers: [],
+    tasks: [],
     settleTimers: [],
     compensations: [],
     heartbeat: heartbeatFor(internals, record.id, running, key, now),

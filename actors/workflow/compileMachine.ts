@@ -1,7 +1,7 @@
 /**
  * Compiles a workflow definition into an XState v5 machine: one state node per top-level
  * step (with `ready` and, for steps that run a function, `waitingHuman` / `waitingChild`
- * substates), guarded transitions for DECISION routes, a root-level transition per jump
+ * substates; ASYNC and PARALLEL steps wait in `waitingTasks`), guarded transitions for DECISION routes, a root-level transition per jump
  * target, and final states for the four terminal outcomes.
  *
  * The machine decides only *where* a workflow is; running steps is the engine's job, and
@@ -58,6 +58,7 @@ const enterStep = (key: string) =>
     attempt: 0,
     retryAt: null,
     childId: null,
+    taskGroup: null,
   }));
 
 /** Push the compensation an event carries onto the saga stack. */
@@ -117,6 +118,15 @@ export function compileWorkflowMachine(definition: WorkflowDefinition): Compiled
       };
       substates.waitingHuman = { on: { 'wf.human.resumed': 'ready' } };
       substates.waitingChild = { on: { 'wf.child.completed': goTo(next) } };
+    }
+    if (step.type === 'ASYNC' || step.type === 'PARALLEL') {
+      ready.on['wf.tasks.dispatched'] = {
+        target: 'waitingTasks',
+        actions: assign(({ event }: { event: WorkflowEvent }) =>
+          event.type === 'wf.tasks.dispatched' ? { taskGroup: event.group } : {},
+        ),
+      };
+      substates.waitingTasks = { on: { 'wf.tasks.completed': goTo(next) } };
     }
     const routeTargets =
       step.type === 'DECISION'

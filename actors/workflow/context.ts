@@ -28,6 +28,8 @@ export interface WorkflowMachineContext {
   retryAt: string | null;
   /** The sub-workflow being waited for. */
   childId: string | null;
+  /** The task group (ASYNC / PARALLEL) being waited for. */
+  taskGroup: string | null;
   /** Why the workflow failed. */
   error: StepErrorInfo | null;
   /** The status to return to after an operator pause. */
@@ -42,6 +44,7 @@ export function initialContext(): WorkflowMachineContext {
     attempt: 0,
     retryAt: null,
     childId: null,
+    taskGroup: null,
     error: null,
     pausedFrom: null,
   };

@@ -14,6 +14,8 @@ export type WorkflowEvent =
   | { type: 'wf.human.resumed' }
   | { type: 'wf.child.started'; step: string; childId: string; compensation?: string }
   | { type: 'wf.child.completed'; step: string; compensation?: string }
+  | { type: 'wf.tasks.dispatched'; step: string; group: string }
+  | { type: 'wf.tasks.completed'; step: string; compensation?: string }
   | { type: 'wf.compensation.recorded' }
   | { type: 'wf.compensated' }
   | { type: 'wf.cancelled' }
@@ -54,6 +56,16 @@ export const wfEvents = {
   }),
   childCompleted: (step: string, compensation?: string): WorkflowEvent => ({
     type: 'wf.child.completed',
+    step,
+    ...(compensation ? { compensation } : {}),
+  }),
+  tasksDispatched: (step: string, group: string): WorkflowEvent => ({
+    type: 'wf.tasks.dispatched',
+    step,
+    group,
+  }),
+  tasksCompleted: (step: string, compensation?: string): WorkflowEvent => ({
+    type: 'wf.tasks.completed',
     step,
     ...(compensation ? { compensation } : {}),
   }),

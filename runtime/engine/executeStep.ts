@@ -1,7 +1,6 @@
 /**
  * The step dispatcher: one exhaustive switch over the 11 kinds. Kinds whose execution
- * provider is not part of this process (ASYNC, PARALLEL, AI_INFERENCE, WASM without their
- * providers) fail with STEP_KIND_UNAVAILABLE rather than running somewhere they should not.
+ * provider is not part of this process (AI_INFERENCE, WASM without their providers) fail with STEP_KIND_UNAVAILABLE rather than running somewhere they should not.
  */
 import type { StepDefinition } from '../definition/index.js';
 import { StepError } from './errors.js';
@@ -13,6 +12,7 @@ import { executeFireAndForget } from './steps/fireAndForget.js';
 import { executeFunctionStep } from './steps/functionStep.js';
 import { executeHttp } from './steps/http.js';
 import { executeLoop } from './steps/loop.js';
+import { executeAsync, executeParallel } from './steps/tasks.js';
 
 /** Execute `step` once and return its result (no timing, no effects attached). */
 export async function dispatchStep(step: StepDefinition, run: StepRun): Promise<StepResult> {
@@ -31,7 +31,9 @@ export async function dispatchStep(step: StepDefinition, run: StepRun): Promise<
     case 'CRON_SCHEDULE':
       return executeCronSchedule(step, run);
     case 'ASYNC':
+      return executeAsync(step, run);
     case 'PARALLEL':
+      return executeParallel(step, run);
     case 'AI_INFERENCE':
     case 'WASM':
       return {

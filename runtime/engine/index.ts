@@ -33,6 +33,7 @@ export {
   type ScheduleSpec,
   type StepEffects,
   type StepOutcome,
+  type TaskSpec,
 } from './outcome.js';
 export type { StepResult, StepRun } from './run.js';
 export { nextCronRun } from './steps/cronSchedule.js';

@@ -28,6 +28,13 @@ export interface ScheduleSpec {
   nextRunAt: Date | null;
 }
 
+/** A task an ASYNC or PARALLEL step queues for a worker. */
+export interface TaskSpec {
+  /** The task's name (PARALLEL `tasks[].name`; the step name for ASYNC). */
+  name: string;
+  functionPath: string;
+}
+
 /** Side outputs any outcome may carry; all are written in the step's commit. */
 export interface StepEffects {
   children: ChildWorkflowSpec[];
@@ -43,6 +50,7 @@ export type StepOutcome = (
   | { kind: 'paused'; state: JsonObject }
   | { kind: 'subWorkflow'; state: JsonObject; child: ChildWorkflowSpec }
   | { kind: 'retry'; state: JsonObject; dueAt: Date; attempt: number; error: SaffronError }
+  | { kind: 'dispatch'; state: JsonObject; tasks: TaskSpec[]; timeoutAt?: Date }
   | { kind: 'failed'; error: SaffronError }
 ) & { effects: StepEffects; durationMs: number };
 

@@ -6,7 +6,7 @@ import type { SecretProvider } from '../template/index.js';
 import type { StepContext } from './context.js';
 import type { Clock, Ids } from './deps.js';
 import type { StepExecutor } from './executor.js';
-import type { ChildWorkflowSpec, StepEffects } from './outcome.js';
+import type { ChildWorkflowSpec, StepEffects, TaskSpec } from './outcome.js';
 
 /** The inputs of one step execution. */
 export interface StepRun {
@@ -31,4 +31,5 @@ export type StepResult =
   | { kind: 'paused'; state: JsonObject }
   | { kind: 'subWorkflow'; state: JsonObject; child: ChildWorkflowSpec }
   | { kind: 'retry'; state: JsonObject; dueAt: Date; attempt: number; error: SaffronError }
+  | { kind: 'dispatch'; state: JsonObject; tasks: TaskSpec[]; timeoutAt?: Date }
   | { kind: 'failed'; error: SaffronError };

@@ -100,6 +100,7 @@ export interface TasksTable {
   error: string | null;
   parallel_group: string | null;
   task_index: number | null;
+  data_region: string | null;
   attempts: DefaultInt;
   max_attempts: DefaultInt;
   run_after: DefaultTime;

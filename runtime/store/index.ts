@@ -66,3 +66,12 @@ export { insertWorkflows } from './workflows/insertWorkflows.js';
 export { commitSteps } from './workflows/commitSteps.js';
 export type { StepCommit } from './workflows/stepCommit.js';
 export { writeStepRows } from './workflows/writeStepRows.js';
+export { claimTasks, type TaskClaim } from './tasks/claimTasks.js';
+export type { ClaimedTask } from './tasks/claimedTask.js';
+export {
+  finishTask,
+  listTaskGroup,
+  lockTaskGroup,
+  releaseExpiredTasks,
+  type TaskFinish,
+} from './tasks/finishTask.js';

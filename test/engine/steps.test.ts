@@ -356,17 +356,21 @@ steps:
       expect(Number(metrics[0]!.metric_value)).toBeGreaterThanOrEqual(0);
     });
 
-    it('fails ASYNC and PARALLEL steps clearly when no execution provider runs them', async () => {
+    it('fails AI_INFERENCE and WASM steps clearly while no provider runs them', async () => {
       const def = await definition(`
-workflow_type: needs_workers
+workflow_type: needs_wasm
 steps:
-  - { name: later, type: ASYNC, function: steps.add }
+  - name: score
+    type: WASM
+    wasm_config: { wasm_hash: "${'a'.repeat(64)}" }
 `);
       const wf = await rt.start(def);
       expect(wf.status).toBe('FAILED');
       expect(
         (await rt.audit(wf.id)).find((e) => e.eventType === 'STEP_FAILED')?.eventData,
-      ).toMatchObject({ error: { code: 'STEP_KIND_UNAVAILABLE' } });
+      ).toMatchObject({
+        error: { code: 'STEP_KIND_UNAVAILABLE' },
+      });
       expect(await listTasks(handle.store, wf.id)).toEqual([]);
     });
   });

@@ -154,6 +154,7 @@ export const tasks: TableDef = {
     text('error'),
     varchar('parallel_group', 200),
     integer('task_index'),
+    varchar('data_region', 100),
     integer('attempts', { default: 0 }),
     integer('max_attempts', { default: 1 }),
     timestamptz('run_after', { default: 'now' }),

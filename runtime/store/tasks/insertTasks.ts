@@ -13,6 +13,8 @@ export interface NewTask {
   taskIndex?: number | null;
   maxAttempts?: number;
   runAfter?: Date;
+  /** Routing key: only workers serving this region claim the task. */
+  dataRegion?: string | null;
 }
 
 /** Queue tasks in one statement (a PARALLEL step inserts all of its tasks at once). */
@@ -32,6 +34,7 @@ export async function insertTasks(h: StoreHandle, tasks: readonly NewTask[]): Pr
           context: h.codec.json(t.context),
           parallel_group: t.parallelGroup ?? null,
           task_index: t.taskIndex ?? null,
+          data_region: t.dataRegion ?? null,
           max_attempts: t.maxAttempts ?? 1,
           run_after: h.codec.time(t.runAfter ?? now),
           created_at: h.codec.time(now),
