@@ -68,11 +68,11 @@ export async function runClaimedTask(internals: Internals, task: ClaimedTask): P
   const name = typeof task.context.taskName === 'string' ? task.context.taskName : task.stepName;
   const context: StepContext = {
     workflowId: task.workflowId,
-    workflowType: String(task.context.workflowType ?? ''),
+    workflowType: typeof task.context.workflowType === 'string' ? task.context.workflowType : '',
     stepName: task.stepName,
     taskName: name,
     attempt: task.attempts,
-    idempotencyKey: String(task.context.idempotencyKey ?? task.id),
+    idempotencyKey: typeof task.context.idempotencyKey === 'string' ? task.context.idempotencyKey : task.id,
     signal: new AbortController().signal,
     secrets: internals.secrets,
     log: createStepLogger(effects, task.stepName),
