@@ -32,3 +32,5 @@ export {
 } from './runtime/createRuntime.js';
 export { createWorkflowRegistry, type WorkflowRegistry } from './runtime/registry.js';
 export { taskBackoffMs, type TaskRunOptions } from './runtime/tasks.js';
+export type { MaintenanceOptions, MaintenanceReport } from './runtime/maintenance.js';
+export type { ServeOptions, Service } from './runtime/serve.js';

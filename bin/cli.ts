@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { registerDbCommands } from './commands/db.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerWorkerCommand } from './commands/worker.js';
 import { registerWorkflowCommands } from './commands/workflows.js';
 import { type CliIo, processIo, reportError } from './io.js';
 
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIo): Command {
   registerValidateCommand(program, io);
   registerRunCommand(program, io);
   registerWorkflowCommands(program, io);
+  registerWorkerCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({
       writeOut: (s) => io.stdout.write(s),

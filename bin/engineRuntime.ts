@@ -9,6 +9,7 @@ import {
   createRuntime,
   createWorkflowRegistry,
   type Runtime,
+  type RuntimeOptions,
   type WorkflowRegistry,
 } from '../actors/index.js';
 import { envSecrets } from '../runtime/template/index.js';
@@ -65,10 +66,16 @@ export async function workflowsRegistry(
 export async function withRuntime<T>(
   options: EngineOptions,
   io: CliIo,
-  setup: { stepsRoot: string; registry: WorkflowRegistry },
+  setup: {
+    stepsRoot: string;
+    registry: WorkflowRegistry;
+    runtime?: Partial<RuntimeOptions>;
+    /** PostgreSQL pool size (default 4). */
+    connections?: number;
+  },
   fn: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
-  const store = await openEngineStore(options, io);
+  const store = await openEngineStore(options, io, setup.connections);
   try {
     const runtime = createRuntime({
       store,
@@ -77,6 +84,7 @@ export async function withRuntime<T>(
       secrets: envSecrets(io.env),
       onBackgroundError: (error, id) =>
         io.stderr.write(`saffron: background drive of workflow ${id} failed: ${String(error)}\n`),
+      ...setup.runtime,
     });
     try {
       return await fn(runtime);

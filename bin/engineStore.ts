@@ -40,9 +40,13 @@ async function prepareSchema(store: Store, label: string, io: CliIo): Promise<vo
 }
 
 /** Open the engine database with its schema up to date; the caller closes it. */
-export async function openEngineStore(options: DatabaseOptions, io: CliIo): Promise<Store> {
+export async function openEngineStore(
+  options: DatabaseOptions,
+  io: CliIo,
+  maxConnections = 4,
+): Promise<Store> {
   const target = engineTarget(options, io);
-  const store = await openStore(target, { postgres: { maxConnections: 4 } });
+  const store = await openStore(target, { postgres: { maxConnections } });
   try {
     await prepareSchema(store, describeStoreTarget(target), io);
   } catch (error) {

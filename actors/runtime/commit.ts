@@ -8,9 +8,11 @@
  * flush however many workflows it carries.
  */
 import {
+  beatHeartbeats,
   commitSteps,
   ConflictError,
   insertTasks,
+  notifyTasks,
   insertTimer,
   insertWorkflows,
   recordCompensation,
@@ -20,6 +22,7 @@ import {
   upsertScheduledWorkflow,
   type AuditEvent,
   type CompensationEntry,
+  type Heartbeat,
   type NewTask,
   type NewTimer,
   type NewWorkflow,
@@ -45,6 +48,8 @@ export interface CommitPlan {
   children: NewWorkflow[];
   schedules: ScheduledWorkflow[];
   timers: NewTimer[];
+  /** Heartbeats of child workflows this node will drive (a crash before it does leaves them to the zombie scanner). */
+  childBeats: Heartbeat[];
   /** Tasks queued by an ASYNC or PARALLEL step (inserted in one statement). */
   tasks: NewTask[];
   /** Settle this workflow's pending timers (all, or one step's), in order. */
@@ -57,6 +62,7 @@ export interface CommitPlan {
 const isStepOnly = (p: CommitPlan) =>
   !p.children.length &&
   !p.tasks.length &&
+  !p.childBeats.length &&
   !p.schedules.length &&
   !p.timers.length &&
   !p.settleTimers.length &&
@@ -123,10 +129,13 @@ export async function writePlans(
     now,
   );
   await writeStepRows(tx, plans.map(toStepCommit));
-  await insertTasks(
+  await beatHeartbeats(
     tx,
-    plans.flatMap((p) => p.tasks),
+    plans.flatMap((p) => p.childBeats),
   );
+  const tasks = plans.flatMap((p) => p.tasks);
+  await insertTasks(tx, tasks);
+  if (tasks.length > 0) await notifyTasks(tx);
   for (const p of plans) {
     for (const s of p.schedules) await upsertScheduledWorkflow(tx, s, now);
     for (const settle of p.settleTimers)

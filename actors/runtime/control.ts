@@ -147,7 +147,14 @@ export function retryWorkflow(
       snapshot: compiled.machine.resolveState({ value: { [key]: 'ready' }, context }),
     };
     const state = input ? { ...current.record.state, ...input } : current.record.state;
-    const t = buildTransition(internals, { record: current.record, live }, [], state, undefined);
+    const t = buildTransition(
+      internals,
+      { record: current.record, live },
+      [],
+      state,
+      undefined,
+      true,
+    );
     t.plan.audit.push({
       workflowId: id,
       eventType: 'WORKFLOW_RETRIED',

@@ -40,6 +40,8 @@ import { createCommitQueue } from './commitQueue.js';
 import { compileCached, type Internals } from './internals.js';
 import { isTerminal } from './plan.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
+import { maintain, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
+import { serve, type ServeOptions, type Service } from './serve.js';
 import { createWorkflowRegistry, type WorkflowRegistry } from './registry.js';
 
 /** Options of {@link createRuntime}. */
@@ -71,6 +73,8 @@ export interface RuntimeOptions {
    * true). Set false when separate workers (`saffron worker`, {@link Runtime.work}) run them.
    */
   runTasks?: boolean;
+  /** How long a task claimed by this node stays its own before another worker may take it over (default 5 min). */
+  taskLeaseMs?: number;
   /** Drive spawned and sub-workflows in the background (default true). */
   driveChildren?: boolean;
   /** Called at named points of the commit path; tests use it to simulate crashes. */
@@ -118,6 +122,10 @@ export interface Runtime {
    * returns how many ran.
    */
   work(options?: TaskRunOptions): Promise<number>;
+  /** One maintenance pass: zombie recovery, PARALLEL timeouts, due cron schedules. */
+  maintain(options?: MaintenanceOptions): Promise<MaintenanceReport>;
+  /** Run tasks and maintenance in a loop until the returned service is stopped. */
+  serve(options?: ServeOptions): Service;
   /** Wait for background drives (children, parents) to finish. */
   drain(): Promise<void>;
   /** Drain and release the executor. The store belongs to the caller. */
@@ -138,8 +146,11 @@ function checkInput(value: unknown, what: string): JsonObject | undefined {
   }
 }
 
-/** The commit that creates a workflow: its row and its WORKFLOW_STARTED audit row. */
-function createPlan(record: WorkflowRecord, now: Date): CommitPlan {
+/**
+ * The commit that creates a workflow: its row, its WORKFLOW_STARTED audit row, and — when
+ * this node drives it right away — its heartbeat.
+ */
+function createPlan(record: WorkflowRecord, now: Date, driver: string | undefined): CommitPlan {
   const { status, state, currentStepIndex, currentStep } = record;
   return {
     workflowId: record.id,
@@ -169,9 +180,10 @@ function createPlan(record: WorkflowRecord, now: Date): CommitPlan {
     schedules: [],
     timers: [],
     tasks: [],
+    childBeats: [],
     settleTimers: [],
     compensations: [],
-    heartbeat: 'keep',
+    heartbeat: driver ? { workerId: driver, currentStep: record.currentStep, at: now } : 'keep',
   };
 }
 
@@ -199,6 +211,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     commits: createCommitQueue(options.store, options.maxCommitBatch),
     driveChildren: options.driveChildren ?? true,
     runTasks: options.runTasks ?? true,
+    taskLeaseMs: options.taskLeaseMs ?? 300_000,
+    onError: onBackgroundError,
     compiled: new Map(),
     compiledByObject: new WeakMap(),
     exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -275,7 +289,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         updatedAt: now,
       };
       try {
-        await internals.commits.commit(createPlan(record, now), now);
+        const driver = startOptions.run === false ? undefined : internals.workerId;
+        if (driver) internals.lastBeat.set(id, now.getTime());
+        await internals.commits.commit(createPlan(record, now, driver), now);
       } catch (error) {
         if (error instanceof ConflictError && key !== undefined) {
           const existing = await getWorkflowByIdempotencyKey(internals.store, key);
@@ -338,6 +354,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     drain,
 
     work: (workOptions) => drainTasks(internals, workOptions),
+
+    maintain: (maintenanceOptions) =>
+      maintain(internals, (type, data, o) => runtime.start(type, data, o), maintenanceOptions),
+
+    serve: (serveOptions) => serve(internals, runtime, serveOptions),
 
     async close() {
       await drain();

@@ -265,7 +265,12 @@ function outcomeTransition(
       eventData: { error: errorInfo(failure, step.name), duration_ms: durationMs },
     });
   }
-  const t = buildTransition(internals, current, events, state, outcome.effects);
+  const continues =
+    !failure &&
+    (outcome.kind === 'retry' ||
+      ((outcome.kind === 'completed' || outcome.kind === 'jumped') &&
+        automateNext(step, current.live)));
+  const t = buildTransition(internals, current, events, state, outcome.effects, continues);
   t.plan.audit.push(...audit);
   if (outcome.kind === 'dispatch' && group !== undefined) {
     t.plan.tasks.push(...taskRows(internals, current, step, outcome.tasks, outcome.state, group));
@@ -276,7 +281,7 @@ function outcomeTransition(
         kind: 'PARALLEL_TIMEOUT',
         stepName: step.name,
         dueAt: outcome.timeoutAt,
-        payload: { group },
+        payload: { group, seconds: step.type === 'PARALLEL' ? step.timeout_seconds : undefined },
       });
     }
   }
@@ -426,6 +431,7 @@ async function settleChild(
       [wfEvents.childCompleted(step.name, compensationOf(step))],
       state,
       undefined,
+      automateNext(step, current.live),
     );
     t.plan.audit.push(
       {

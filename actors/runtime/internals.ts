@@ -33,6 +33,8 @@ export interface Internals {
   lastBeat: Map<string, number>;
   /** Group commit of step commits. */
   commits: CommitQueue;
+  /** How long this node's task claims hold before another worker may take a task over. */
+  taskLeaseMs: number;
   /** Run ASYNC / PARALLEL tasks in this process right after dispatching them. */
   runTasks: boolean;
   /** Drive spawned and sub-workflows (and parents after their child ends) in the background. */
@@ -41,6 +43,8 @@ export interface Internals {
   compiled: Map<string, CompiledWorkflow>;
   /** Compiled machines of definition objects this runtime was given. */
   compiledByObject: WeakMap<WorkflowDefinition, CompiledWorkflow>;
+  /** Report an error that has no caller to go to (background work, scheduler). */
+  onError(error: unknown, subject: string): void;
   /** Track a background drive so `drain()` can wait for it. */
   background(workflowId: string, work: () => Promise<unknown>): void;
   /** Serialize work on one workflow within this process. */

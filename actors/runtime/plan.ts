@@ -85,13 +85,17 @@ function heartbeatFor(
   running: boolean,
   step: string,
   now: Date,
+  wasRunning: boolean,
 ): CommitPlan['heartbeat'] {
   if (!running) {
     internals.lastBeat.delete(id);
     return 'delete';
   }
+  // Only a workflow that was already running here can still have this node's row; one that
+  // was waiting (tasks, a child, a human) had its heartbeat removed, maybe by another node.
   const last = internals.lastBeat.get(id);
-  if (last !== undefined && now.getTime() - last < internals.heartbeatIntervalMs / 2) return 'keep';
+  if (wasRunning && last !== undefined && now.getTime() - last < internals.heartbeatIntervalMs / 2)
+    return 'keep';
   internals.lastBeat.set(id, now.getTime());
   return { workerId: internals.workerId, currentStep: step, at: now };
 }
@@ -104,13 +108,19 @@ export interface Transition {
   status: WorkflowStatus;
 }
 
-/** Apply `events` to the live snapshot and fill the row changes, heartbeat and terminal audit. */
+/**
+ * Apply `events` to the live snapshot and fill the row changes and heartbeat. `drivenOn`
+ * says whether this node goes on driving the workflow after the commit: a heartbeat row
+ * means "someone is driving this workflow", so an ACTIVE workflow that waits for an explicit
+ * `next()` has none, and the zombie scanner never runs a step nobody asked for.
+ */
 export function buildTransition(
   internals: Internals,
   current: LiveWorkflow,
   events: readonly WorkflowEvent[],
   state: JsonObject,
   effects: StepEffects | undefined,
+  drivenOn = false,
 ): Transition {
   const { record } = current;
   let next = current.live;
@@ -118,7 +128,7 @@ export function buildTransition(
   const status = workflowStatus(next);
   const { key } = workflowPosition(next);
   const now = internals.clock.now();
-  const running = status === 'ACTIVE' || key === 'compensating';
+  const running = key === 'compensating' || (status === 'ACTIVE' && drivenOn);
   const steps = next.compiled.definition.steps;
   const at = next.compiled.stepAt(key);
   const plan: CommitPlan = {
@@ -142,14 +152,29 @@ export function buildTransition(
     schedules: [],
     timers: [],
     tasks: [],
+    childBeats: [],
     settleTimers: [],
     compensations: [],
-    heartbeat: heartbeatFor(internals, record.id, running, key, now),
+    heartbeat: heartbeatFor(
+      internals,
+      record.id,
+      running,
+      key,
+      now,
+      current.record.status === 'ACTIVE',
+    ),
   };
   if (effects) {
     for (const child of effects.children) {
       const row = childRecord(internals, record, child);
       plan.children.push(row);
+      if (internals.driveChildren)
+        plan.childBeats.push({
+          workflowId: row.id,
+          workerId: internals.workerId,
+          currentStep: row.currentStep ?? null,
+          at: now,
+        });
       plan.audit.push({
         workflowId: row.id,
         eventType: 'WORKFLOW_STARTED',

@@ -15,6 +15,7 @@ import {
   appendAuditEvents,
   appendStepLogs,
   claimTasks,
+  failUnfinishedTasks,
   createStepLogger,
   finishTask,
   getWorkflow,
@@ -29,6 +30,7 @@ import {
   type ClaimedTask,
   type JsonObject,
   type StepContext,
+  type StoreHandle,
   type TaskFinish,
 } from '../../runtime/index.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
@@ -42,7 +44,7 @@ import { automateNext, buildTransition, compensationOf, isTerminal } from './pla
 export interface TaskRunOptions {
   /** Claim at most this many tasks at a time (default 8). */
   batch?: number;
-  /** How long a claim holds before another worker may take the task over (default 5 min). */
+  /** How long a claim holds before another worker may take the task over (default: the runtime's `taskLeaseMs`). */
   leaseMs?: number;
   /** Serve only these data regions (and tasks without a region). */
   regions?: readonly string[];
@@ -72,7 +74,8 @@ export async function runClaimedTask(internals: Internals, task: ClaimedTask): P
     stepName: task.stepName,
     taskName: name,
     attempt: task.attempts,
-    idempotencyKey: typeof task.context.idempotencyKey === 'string' ? task.context.idempotencyKey : task.id,
+    idempotencyKey:
+      typeof task.context.idempotencyKey === 'string' ? task.context.idempotencyKey : task.id,
     signal: new AbortController().signal,
     secrets: internals.secrets,
     log: createStepLogger(effects, task.stepName),
@@ -103,6 +106,110 @@ export async function runClaimedTask(internals: Internals, task: ClaimedTask): P
     finish = { status: 'FAILED', error: toError(error).message };
   }
   await completeTask(internals, task, finish, effects.logs);
+}
+
+/**
+ * If every task of `group` has ended and the workflow still waits for the group, merge the
+ * results and move the workflow on, inside `tx`; returns what to start after the commit.
+ */
+async function settleTaskGroup(
+  internals: Internals,
+  tx: StoreHandle,
+  workflowId: string,
+  group: string,
+  now: Date,
+): Promise<(() => void) | undefined> {
+  const tasks = await listTaskGroup(tx, workflowId, group);
+  if (tasks.some((t) => t.status === 'PENDING' || t.status === 'CLAIMED')) return undefined;
+  const record = await getWorkflow(tx, workflowId);
+  if (!record) return undefined;
+  const current = restoreLive(internals, record);
+  const position = workflowPosition(current.live);
+  if (position.sub !== 'waitingTasks' || workflowContext(current.live).taskGroup !== group) return;
+  const step = current.live.compiled.stepAt(position.key)!.step;
+  const failed = tasks.filter((t) => t.status !== 'COMPLETED');
+  const results = tasks.filter((t) => t.status === 'COMPLETED').map((t) => t.result ?? {});
+  const options =
+    step.type === 'PARALLEL'
+      ? { strategy: step.merge_strategy, onConflict: step.merge_conflict_behavior }
+      : {};
+  let state = record.state;
+  let error: StepError | undefined;
+  try {
+    state = mergeAll(record.state, results, options);
+  } catch (cause) {
+    error = new StepError('STEP_RESULT_INVALID', step.name, toError(cause).message, { cause });
+  }
+  const partial = step.type === 'PARALLEL' && step.allow_partial_success;
+  if (!error && failed.length > 0 && !partial) {
+    error = new StepError(
+      'STEP_FUNCTION_FAILED',
+      step.name,
+      `${failed.length} of ${tasks.length} task(s) failed: ${failed.map((t) => `${t.name}: ${t.error ?? t.status}`).join('; ')}`,
+      {
+        details: { failed: failed.map((t) => t.name) },
+      },
+    );
+  }
+  if (!error && failed.length > 0) {
+    const previous = (state.parallel_failures as JsonObject | undefined) ?? {};
+    state = {
+      ...state,
+      parallel_failures: {
+        ...previous,
+        [step.name]: failed.map((t) => ({ task: t.name, error: t.error })),
+      },
+    };
+  }
+  const events: WorkflowEvent[] = error
+    ? [
+        wfEvents.stepFailed(step.name, {
+          code: error.code,
+          message: error.message,
+          step: step.name,
+        }),
+      ]
+    : [wfEvents.tasksCompleted(step.name, compensationOf(step))];
+  const t = buildTransition(
+    internals,
+    current,
+    events,
+    error ? record.state : state,
+    undefined,
+    !error && automateNext(step, current.live),
+  );
+  t.plan.audit.push(
+    error
+      ? {
+          workflowId: record.id,
+          eventType: 'STEP_FAILED',
+          stepName: step.name,
+          eventData: { error: { code: error.code, message: error.message, step: step.name } },
+        }
+      : {
+          workflowId: record.id,
+          eventType: 'STEP_EXECUTED',
+          stepName: step.name,
+          eventData: { kind: step.type, tasks: tasks.length, failed: failed.length },
+        },
+  );
+  if (step.type === 'PARALLEL' && step.timeout_seconds !== undefined)
+    t.plan.settleTimers.push({ status: 'CANCELLED', stepName: step.name });
+  finishAudit(t, record.id);
+  await writePlans(tx, [t.plan], now);
+  const advance = !error && automateNext(step, t.next);
+  return () => {
+    if (!internals.driveChildren && !internals.runTasks) return;
+    if ((t.status === 'ACTIVE' && advance) || workflowPosition(t.next).key === 'compensating') {
+      internals.background(record.id, () =>
+        driveWorkflow(internals, record.id, { kind: 'continue' }),
+      );
+    }
+    if (isTerminal(t.status) && record.parentWorkflowId) {
+      const parent = record.parentWorkflowId;
+      internals.background(parent, () => driveWorkflow(internals, parent, { kind: 'child-done' }));
+    }
+  };
 }
 
 /** Record a task's outcome and, if it was the last of its group, resume the workflow. */
@@ -138,99 +245,7 @@ async function completeTask(
         },
       ]);
       if (finish.status === 'RETRY') return;
-      const tasks = await listTaskGroup(tx, task.workflowId, group);
-      if (tasks.some((t) => t.status === 'PENDING' || t.status === 'CLAIMED')) return;
-      const record = await getWorkflow(tx, task.workflowId);
-      if (!record) return;
-      const current = restoreLive(internals, record);
-      const position = workflowPosition(current.live);
-      if (position.sub !== 'waitingTasks' || workflowContext(current.live).taskGroup !== group)
-        return;
-      const step = current.live.compiled.stepAt(position.key)!.step;
-      const failed = tasks.filter((t) => t.status !== 'COMPLETED');
-      const results = tasks.filter((t) => t.status === 'COMPLETED').map((t) => t.result ?? {});
-      const options =
-        step.type === 'PARALLEL'
-          ? { strategy: step.merge_strategy, onConflict: step.merge_conflict_behavior }
-          : {};
-      let state = record.state;
-      let error: StepError | undefined;
-      try {
-        state = mergeAll(record.state, results, options);
-      } catch (cause) {
-        error = new StepError('STEP_RESULT_INVALID', step.name, toError(cause).message, { cause });
-      }
-      const partial = step.type === 'PARALLEL' && step.allow_partial_success;
-      if (!error && failed.length > 0 && !partial) {
-        error = new StepError(
-          'STEP_FUNCTION_FAILED',
-          step.name,
-          `${failed.length} of ${tasks.length} task(s) failed: ${failed.map((t) => `${t.name}: ${t.error ?? t.status}`).join('; ')}`,
-          {
-            details: { failed: failed.map((t) => t.name) },
-          },
-        );
-      }
-      if (!error && failed.length > 0) {
-        const previous = (state.parallel_failures as JsonObject | undefined) ?? {};
-        state = {
-          ...state,
-          parallel_failures: {
-            ...previous,
-            [step.name]: failed.map((t) => ({ task: t.name, error: t.error })),
-          },
-        };
-      }
-      const events: WorkflowEvent[] = error
-        ? [
-            wfEvents.stepFailed(step.name, {
-              code: error.code,
-              message: error.message,
-              step: step.name,
-            }),
-          ]
-        : [wfEvents.tasksCompleted(step.name, compensationOf(step))];
-      const t = buildTransition(
-        internals,
-        current,
-        events,
-        error ? record.state : state,
-        undefined,
-      );
-      t.plan.audit.push(
-        error
-          ? {
-              workflowId: record.id,
-              eventType: 'STEP_FAILED',
-              stepName: step.name,
-              eventData: { error: { code: error.code, message: error.message, step: step.name } },
-            }
-          : {
-              workflowId: record.id,
-              eventType: 'STEP_EXECUTED',
-              stepName: step.name,
-              eventData: { kind: step.type, tasks: tasks.length, failed: failed.length },
-            },
-      );
-      if (step.type === 'PARALLEL' && step.timeout_seconds !== undefined)
-        t.plan.settleTimers.push({ status: 'CANCELLED', stepName: step.name });
-      finishAudit(t, record.id);
-      await writePlans(tx, [t.plan], now);
-      const advance = !error && automateNext(step, t.next);
-      after = () => {
-        if (!internals.driveChildren && !internals.runTasks) return;
-        if ((t.status === 'ACTIVE' && advance) || workflowPosition(t.next).key === 'compensating') {
-          internals.background(record.id, () =>
-            driveWorkflow(internals, record.id, { kind: 'continue' }),
-          );
-        }
-        if (isTerminal(t.status) && record.parentWorkflowId) {
-          const parent = record.parentWorkflowId;
-          internals.background(parent, () =>
-            driveWorkflow(internals, parent, { kind: 'child-done' }),
-          );
-        }
-      };
+      after = await settleTaskGroup(internals, tx, task.workflowId, group, now);
     }),
   );
   after?.();
@@ -247,7 +262,7 @@ export async function drainTasks(
     const claimed = await claimTasks(internals.store, {
       workerId: internals.workerId,
       limit: options.batch ?? 8,
-      leaseMs: options.leaseMs ?? 300_000,
+      leaseMs: options.leaseMs ?? internals.taskLeaseMs,
       now: internals.clock.now(),
       ...(options.regions ? { regions: options.regions } : {}),
     });
@@ -255,4 +270,30 @@ export async function drainTasks(
     await Promise.all(claimed.map((task) => runClaimedTask(internals, task)));
     ran += claimed.length;
   }
+}
+
+/** A PARALLEL step's timeout fired: fail its unfinished tasks and settle the group. */
+export async function timeOutTaskGroup(
+  internals: Internals,
+  workflowId: string,
+  group: string,
+  seconds: unknown,
+): Promise<void> {
+  let after: (() => void) | undefined;
+  await internals.exclusive(workflowId, () =>
+    internals.store.transaction(async (tx) => {
+      const now = internals.clock.now();
+      await lockTaskGroup(tx, workflowId, group);
+      const failed = await failUnfinishedTasks(
+        tx,
+        workflowId,
+        group,
+        `timed out after ${String(seconds)} s`,
+        now,
+      );
+      if (failed === 0) return;
+      after = await settleTaskGroup(internals, tx, workflowId, group, now);
+    }),
+  );
+  after?.();
 }

@@ -37,3 +37,4 @@ export {
 } from './outcome.js';
 export type { StepResult, StepRun } from './run.js';
 export { nextCronRun } from './steps/cronSchedule.js';
+export { threadsExecutor, type ThreadsExecutorOptions } from './threadsExecutor.js';

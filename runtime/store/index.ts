@@ -69,9 +69,15 @@ export { writeStepRows } from './workflows/writeStepRows.js';
 export { claimTasks, type TaskClaim } from './tasks/claimTasks.js';
 export type { ClaimedTask } from './tasks/claimedTask.js';
 export {
+  failUnfinishedTasks,
   finishTask,
   listTaskGroup,
   lockTaskGroup,
   releaseExpiredTasks,
   type TaskFinish,
 } from './tasks/finishTask.js';
+export { registerWorker, touchWorker, type WorkerNode } from './workers/registerWorker.js';
+export { advisoryKey, withAdvisoryLock } from './postgres/leadership.js';
+export { listenForTasks, notifyTasks, TASKS_CHANNEL } from './postgres/taskNotifications.js';
+export { fireTimer, listDueTimers, type DueTimer } from './timers/listDueTimers.js';
+export { advanceSchedule, listDueSchedules } from './schedules/dueSchedules.js';

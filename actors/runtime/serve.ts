@@ -1,0 +1,121 @@
+/**
+ * A long-running worker loop: claim and run tasks, and (optionally) run maintenance passes —
+ * zombie recovery, PARALLEL timeouts, cron. Idle workers sleep until a NOTIFY says tasks were
+ * queued (PostgreSQL) or the poll interval passes (every store). The node registers in
+ * worker_nodes (cloud stores) with its capabilities and keeps its row's heartbeat fresh.
+ */
+import { hostname } from 'node:os';
+import { listenForTasks, registerWorker, touchWorker } from '../../runtime/index.js';
+import type { Internals } from './internals.js';
+import { maintain, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
+import type { Runtime } from './createRuntime.js';
+import { drainTasks, type TaskRunOptions } from './tasks.js';
+
+/** Options of {@link serve}. */
+export interface ServeOptions extends TaskRunOptions, MaintenanceOptions {
+  /** Run tasks (default true). */
+  tasks?: boolean;
+  /** Run maintenance passes (default true). */
+  maintenance?: boolean;
+  /** Longest sleep between rounds when idle (default 1000 ms). */
+  pollMs?: number;
+  /** Time between maintenance passes (default 5000 ms). */
+  maintenanceEveryMs?: number;
+  /** Called after each round that did something. */
+  onRound?: (round: { tasks: number; maintenance?: MaintenanceReport }) => void;
+}
+
+/** A running worker loop. */
+export interface Service {
+  /** Tasks run so far. */
+  readonly tasksRun: number;
+  /** Stop after the current round and wait for background work; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Start the loop. */
+export function serve(internals: Internals, runtime: Runtime, options: ServeOptions = {}): Service {
+  let running = true;
+  let tasksRun = 0;
+  let wake: (() => void) | undefined;
+  const poke = () => wake?.();
+  const pollMs = options.pollMs ?? 1000;
+  const maintenanceEveryMs = options.maintenanceEveryMs ?? 5000;
+  const store = internals.store;
+  const cloud = store.dialect !== 'sqlite';
+
+  const loop = (async () => {
+    let unlisten: (() => Promise<void>) | undefined;
+    const driver = store.driver;
+    if (driver.dialect === 'postgres' && options.tasks !== false)
+      unlisten = await listenForTasks(driver.pool, poke);
+    if (cloud) {
+      await registerWorker(
+        store,
+        {
+          workerId: internals.workerId,
+          hostname: hostname(),
+          pid: process.pid,
+          concurrency: options.batch ?? 8,
+          capabilities: {
+            tasks: options.tasks !== false,
+            maintenance: options.maintenance !== false,
+            regions: options.regions ?? null,
+          },
+        },
+        internals.clock.now(),
+      );
+    }
+    let lastMaintenance = 0;
+    try {
+      while (running) {
+        let did = 0;
+        let report: MaintenanceReport | undefined;
+        try {
+          if (options.tasks !== false) did = await drainTasks(internals, options);
+          tasksRun += did;
+          if (options.maintenance !== false && Date.now() - lastMaintenance >= maintenanceEveryMs) {
+            lastMaintenance = Date.now();
+            report = await maintain(
+              internals,
+              (type, data, o) => runtime.start(type, data, o),
+              options,
+            );
+          }
+          if (cloud) await touchWorker(store, internals.workerId, internals.clock.now());
+        } catch (error) {
+          // a failed round (database restart, lost connection) is reported and retried
+          internals.onError(error, internals.workerId);
+          did = 0;
+        }
+        if (did > 0 || (report && report.recovered + report.timeouts + report.scheduled > 0))
+          options.onRound?.({ tasks: did, ...(report ? { maintenance: report } : {}) });
+        if (did > 0 || !running) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    } finally {
+      await runtime.drain();
+      await unlisten?.();
+      if (cloud) await touchWorker(store, internals.workerId, internals.clock.now(), 'STOPPED');
+    }
+  })();
+  loop.catch((error: unknown) => internals.onError(error, internals.workerId));
+
+  return {
+    get tasksRun() {
+      return tasksRun;
+    },
+    async stop() {
+      running = false;
+      poke();
+      await loop.catch(() => undefined);
+    },
+  };
+}

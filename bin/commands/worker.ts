@@ -1,0 +1,123 @@
+/**
+ * `saffron worker`: run ASYNC / PARALLEL tasks and the cluster's maintenance (zombie recovery,
+ * PARALLEL timeouts, cron) until SIGINT or SIGTERM. Any number of workers share one
+ * PostgreSQL database; on SQLite one worker serves the file.
+ */
+import type { Command } from 'commander';
+import type { CliIo } from '../io.js';
+import {
+  engineOptions,
+  stepsRootOf,
+  withRuntime,
+  workflowsRegistry,
+  type EngineOptions,
+} from '../engineRuntime.js';
+
+interface WorkerOptions extends EngineOptions {
+  concurrency?: string;
+  regions?: string;
+  maintenance?: boolean;
+  pollMs?: string;
+  leaseMs?: string;
+  heartbeatMs?: string;
+  zombieAfterMs?: string;
+}
+
+const positive = (value: string | undefined, name: string, fallback: number): number => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${name} must be a positive integer, got '${value}'`);
+  return n;
+};
+
+/** Wait for SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+/** Register `worker`. */
+export function registerWorkerCommand(program: Command, io: CliIo): void {
+  engineOptions(
+    program
+      .command('worker')
+      .description(
+        'run queued ASYNC/PARALLEL tasks, zombie recovery, timeouts and cron until SIGINT/SIGTERM',
+      )
+      .option('--concurrency <n>', 'tasks run at once (default 8)')
+      .option(
+        '--regions <list>',
+        'serve only these data regions (comma-separated) and tasks without a region',
+      )
+      .option('--no-maintenance', 'run tasks only (no zombie recovery, timeouts or cron)')
+      .option('--poll-ms <ms>', 'longest idle wait between polls (default 1000)')
+      .option(
+        '--heartbeat-ms <ms>',
+        'how often a running workflow’s heartbeat is refreshed (default 30000)',
+      )
+      .option(
+        '--zombie-after-ms <ms>',
+        'a heartbeat older than this is a dead driver’s: recover its workflow (default 3 × heartbeat)',
+      )
+      .option(
+        '--lease-ms <ms>',
+        'how long a claimed task stays with this worker before another may take it over (default 300000)',
+      ),
+  ).action(async (options: WorkerOptions) => {
+    const concurrency = positive(options.concurrency, '--concurrency', 8);
+    const pollMs = positive(options.pollMs, '--poll-ms', 1000);
+    const leaseMs = positive(options.leaseMs, '--lease-ms', 300_000);
+    const heartbeatMs = positive(options.heartbeatMs, '--heartbeat-ms', 30_000);
+    const zombieAfterMs = positive(options.zombieAfterMs, '--zombie-after-ms', heartbeatMs * 3);
+    const regions = options.regions
+      ?.split(',')
+      .map((r) => r.trim())
+      .filter(Boolean);
+    const stepsRoot = stepsRootOf(options, io);
+    const registry = await workflowsRegistry(options, io, stepsRoot);
+    await withRuntime(
+      options,
+      io,
+      {
+        stepsRoot,
+        registry,
+        runtime: { heartbeatIntervalMs: heartbeatMs, taskLeaseMs: leaseMs },
+        // task completions, the LISTEN connection and the maintenance lock each hold one
+        connections: concurrency * 2 + 4,
+      },
+      async (runtime) => {
+        const service = runtime.serve({
+          batch: concurrency,
+          pollMs,
+          leaseMs,
+          zombieAfterMs,
+          maintenanceEveryMs: Math.min(5000, zombieAfterMs),
+          maintenance: options.maintenance !== false,
+          ...(regions?.length ? { regions } : {}),
+          onRound: (round) => {
+            const m = round.maintenance;
+            const extra = m
+              ? `, recovered ${m.recovered}, timeouts ${m.timeouts}, scheduled ${m.scheduled}`
+              : '';
+            io.stderr.write(`worker: ran ${round.tasks} task(s)${extra}\n`);
+          },
+        });
+        io.stderr.write(
+          `worker: serving tasks (concurrency ${concurrency}${regions?.length ? `, regions ${regions.join(',')}` : ''}); Ctrl-C stops\n`,
+        );
+        const signal = await untilSignal();
+        io.stderr.write(`worker: ${signal}, finishing in-flight work\n`);
+        await service.stop();
+        io.stdout.write(`${JSON.stringify({ stopped: true, tasks_run: service.tasksRun })}\n`);
+      },
+    );
+  });
+}
