@@ -226,6 +226,21 @@ steps:
       });
     });
 
+    it('routes tasks by the workflow data region', async () => {
+      const def = await definition(`
+workflow_type: regional
+automate_next: true
+steps:
+  - { name: score, type: ASYNC, function: steps.score_async }
+`);
+      const wf = await rt.start(def, { amount: 4 }, { dataRegion: 'eu' });
+      expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({ status: 'PENDING' });
+      expect(await rt.work({ regions: ['us'] })).toBe(0);
+      expect(await rt.work({ regions: ['eu'] })).toBe(1);
+      await rt.drain();
+      expect((await rt.get(wf.id)).state.score).toBe(8);
+    });
+
     it('applies each result exactly once when two runtimes race for the tasks', async () => {
       const other = engineFor(handle, { clock, runTasks: false, workerId: 'worker-b' });
       const def = await definition(parallel(''));

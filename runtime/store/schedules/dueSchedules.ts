@@ -1,6 +1,6 @@
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
-import type { StoredSchedule } from './upsertScheduledWorkflow.js';
+import { rowToSchedule, type StoredSchedule } from './upsertScheduledWorkflow.js';
 
 /** ACTIVE schedules whose next run is due at `now`. */
 export async function listDueSchedules(
@@ -17,16 +17,7 @@ export async function listDueSchedules(
       .orderBy('next_run_at')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({
-      id: r.id,
-      scheduleName: r.schedule_name,
-      cronExpression: r.cron_expression,
-      targetWorkflowType: r.target_workflow_type,
-      initialData: h.codec.parseJson(r.initial_data_template) as Record<string, unknown>,
-      sourceWorkflowId: r.source_workflow_id,
-      nextRunAt: r.next_run_at === null ? null : h.codec.parseTime(r.next_run_at),
-      status: r.status,
-    }));
+    return rows.map((r) => rowToSchedule(h, r));
   } catch (error) {
     throw translateDriverError(error, 'list due schedules');
   }

@@ -1,3 +1,5 @@
+import type { Selectable } from 'kysely';
+import type { ScheduledWorkflowsTable } from '../database.js';
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 
@@ -55,17 +57,11 @@ export interface StoredSchedule extends ScheduledWorkflow {
   status: string;
 }
 
-/** The schedule named `name`, or undefined. */
-export async function getScheduledWorkflow(
+/** Decode a scheduled_workflows row. */
+export function rowToSchedule(
   h: StoreHandle,
-  name: string,
-): Promise<StoredSchedule | undefined> {
-  const r = await h.db
-    .selectFrom('scheduled_workflows')
-    .selectAll()
-    .where('schedule_name', '=', name)
-    .executeTakeFirst();
-  if (!r) return undefined;
+  r: Selectable<ScheduledWorkflowsTable>,
+): StoredSchedule {
   return {
     id: r.id,
     scheduleName: r.schedule_name,
@@ -76,4 +72,17 @@ export async function getScheduledWorkflow(
     nextRunAt: r.next_run_at === null ? null : h.codec.parseTime(r.next_run_at),
     status: r.status,
   };
+}
+
+/** The schedule named `name`, or undefined. */
+export async function getScheduledWorkflow(
+  h: StoreHandle,
+  name: string,
+): Promise<StoredSchedule | undefined> {
+  const r = await h.db
+    .selectFrom('scheduled_workflows')
+    .selectAll()
+    .where('schedule_name', '=', name)
+    .executeTakeFirst();
+  return r && rowToSchedule(h, r);
 }

@@ -5,15 +5,13 @@
 import { sql } from 'kysely';
 import type { StoreHandle } from '../store.js';
 import type { TaskClaim } from '../tasks/claimTasks.js';
+import { regionFilter } from '../tasks/regionFilter.js';
 
 /** Claim up to `claim.limit` due tasks; returns their ids. */
 export async function claimTasksSqlite(h: StoreHandle, claim: TaskClaim): Promise<string[]> {
   const now = h.codec.time(claim.now);
   const lease = h.codec.time(new Date(claim.now.getTime() + claim.leaseMs));
-  const region =
-    claim.regions === undefined
-      ? sql``
-      : sql`AND (data_region IS NULL OR data_region IN (${sql.join(claim.regions.map((r) => sql`${r}`))}))`;
+  const region = regionFilter(claim);
   const result = await sql<{ id: string }>`
     UPDATE tasks SET status = 'CLAIMED', worker_id = ${claim.workerId}, claimed_at = ${now},
       lease_expires_at = ${lease}, attempts = attempts + 1
