@@ -88,6 +88,31 @@ function toStepCommit(p: CommitPlan): StepCommit {
   };
 }
 
+/** A plan that changes the workflow row and nothing else yet. */
+export function newPlan(
+  workflowId: string,
+  expectedVersion: number,
+  row: CommitPlan['row'],
+  heartbeat: CommitPlan['heartbeat'],
+): CommitPlan {
+  return {
+    workflowId,
+    expectedVersion,
+    row,
+    audit: [],
+    metrics: [],
+    logs: [],
+    children: [],
+    schedules: [],
+    timers: [],
+    tasks: [],
+    childBeats: [],
+    settleTimers: [],
+    compensations: [],
+    heartbeat,
+  };
+}
+
 /** Write `plans` in one transaction; returns each workflow's new version, in order. */
 export function commitPlans(
   store: Store,

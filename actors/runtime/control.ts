@@ -2,14 +2,60 @@
  * Operator controls that change a workflow without running a step: cancel, pause, unpause
  * and retry. Each is one commit with its audit row.
  */
-import { WorkflowError, type JsonObject, type WorkflowRecord } from '../../runtime/index.js';
+import {
+  WorkflowError,
+  type AuditEventType,
+  type JsonObject,
+  type WorkflowRecord,
+  type WorkflowStatus,
+} from '../../runtime/index.js';
 import { initialContext, type WorkflowMachineContext } from '../workflow/context.js';
-import { wfEvents } from '../workflow/events.js';
+import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowStatus, type WorkflowSnapshot } from '../workflow/snapshot.js';
 import { commitPlan } from './commit.js';
 import { type Internals, restoreLive } from './internals.js';
 import { loadWorkflow } from './drive.js';
 import { buildTransition, isTerminal } from './plan.js';
+
+/**
+ * Apply one operator event in one commit with its audit row. `check` throws when the request
+ * does not fit the workflow's status, or returns the record unchanged when there is nothing
+ * to do.
+ */
+function operatorEvent(
+  internals: Internals,
+  id: string,
+  check: (status: WorkflowStatus, record: WorkflowRecord) => WorkflowRecord | undefined,
+  event: (status: WorkflowStatus) => WorkflowEvent,
+  audit: (
+    status: WorkflowStatus,
+    next: WorkflowStatus,
+  ) => { eventType: AuditEventType; eventData: JsonObject },
+): Promise<WorkflowRecord> {
+  return internals.exclusive(id, async () => {
+    const current = restoreLive(internals, await loadWorkflow(internals, id));
+    const status = workflowStatus(current.live);
+    const unchanged = check(status, current.record);
+    if (unchanged) return unchanged;
+    const t = buildTransition(internals, current, [event(status)], current.record.state, undefined);
+    t.plan.audit.push({
+      workflowId: id,
+      stepName: current.record.currentStep,
+      ...audit(status, t.status),
+    });
+    await commitPlan(internals.store, t.plan, internals.clock.now());
+    return loadWorkflow(internals, id);
+  });
+}
+
+function notEnded(id: string, status: WorkflowStatus): undefined {
+  if (isTerminal(status)) {
+    throw new WorkflowError('WORKFLOW_TERMINAL', `workflow ${id} has already ended (${status})`, {
+      details: { workflowId: id, status },
+    });
+  }
+  return undefined;
+}
 
 /** Cancel a workflow that has not ended. */
 export function cancelWorkflow(
@@ -17,86 +63,55 @@ export function cancelWorkflow(
   id: string,
   reason?: string,
 ): Promise<WorkflowRecord> {
-  return internals.exclusive(id, async () => {
-    const current = restoreLive(internals, await loadWorkflow(internals, id));
-    const status = workflowStatus(current.live);
-    if (isTerminal(status))
-      throw new WorkflowError('WORKFLOW_TERMINAL', `workflow ${id} has already ended (${status})`, {
-        details: { workflowId: id, status },
-      });
-    const t = buildTransition(
-      internals,
-      current,
-      [wfEvents.cancelled()],
-      current.record.state,
-      undefined,
-    );
-    t.plan.audit.push({
-      workflowId: id,
+  return operatorEvent(
+    internals,
+    id,
+    (status) => notEnded(id, status),
+    () => wfEvents.cancelled(),
+    (status) => ({
       eventType: 'WORKFLOW_CANCELLED',
-      stepName: current.record.currentStep,
       eventData: { previous_status: status, ...(reason ? { reason } : {}) },
-    });
-    await commitPlan(internals.store, t.plan, internals.clock.now());
-    return loadWorkflow(internals, id);
-  });
+    }),
+  );
 }
 
 /** Operator pause: the workflow keeps its place and runs nothing until unpaused. */
 export function pauseWorkflow(internals: Internals, id: string): Promise<WorkflowRecord> {
-  return internals.exclusive(id, async () => {
-    const current = restoreLive(internals, await loadWorkflow(internals, id));
-    const status = workflowStatus(current.live);
-    if (status === 'PAUSED') return current.record;
-    if (isTerminal(status))
-      throw new WorkflowError('WORKFLOW_TERMINAL', `workflow ${id} has already ended (${status})`, {
-        details: { workflowId: id, status },
-      });
-    const t = buildTransition(
-      internals,
-      current,
-      [wfEvents.paused(status)],
-      current.record.state,
-      undefined,
-    );
-    t.plan.audit.push({
-      workflowId: id,
+  return operatorEvent(
+    internals,
+    id,
+    (status, record) => (status === 'PAUSED' ? record : notEnded(id, status)),
+    (status) => wfEvents.paused(status),
+    (status) => ({
       eventType: 'WORKFLOW_PAUSED',
-      stepName: current.record.currentStep,
       eventData: { reason: 'operator', previous_status: status },
-    });
-    await commitPlan(internals.store, t.plan, internals.clock.now());
-    return loadWorkflow(internals, id);
-  });
+    }),
+  );
 }
 
 /** Undo an operator pause: the workflow returns to the status it had. */
 export function unpauseWorkflow(internals: Internals, id: string): Promise<WorkflowRecord> {
-  return internals.exclusive(id, async () => {
-    const current = restoreLive(internals, await loadWorkflow(internals, id));
-    if (workflowStatus(current.live) !== 'PAUSED') {
-      throw new WorkflowError(
-        'WORKFLOW_NOT_PAUSED',
-        `workflow ${id} is ${current.record.status}, not PAUSED`,
-        { details: { workflowId: id } },
-      );
-    }
-    const t = buildTransition(
-      internals,
-      current,
-      [wfEvents.unpaused()],
-      current.record.state,
-      undefined,
-    );
-    t.plan.audit.push({
-      workflowId: id,
+  return operatorEvent(
+    internals,
+    id,
+    (status, record) => {
+      if (status !== 'PAUSED') {
+        throw new WorkflowError(
+          'WORKFLOW_NOT_PAUSED',
+          `workflow ${id} is ${record.status}, not PAUSED`,
+          {
+            details: { workflowId: id },
+          },
+        );
+      }
+      return undefined;
+    },
+    () => wfEvents.unpaused(),
+    (_status, next) => ({
       eventType: 'WORKFLOW_RESUMED',
-      stepName: current.record.currentStep,
-      eventData: { reason: 'operator', status: t.status },
-    });
-    await commitPlan(internals.store, t.plan, internals.clock.now());
-    return loadWorkflow(internals, id);
-  });
+      eventData: { reason: 'operator', status: next },
+    }),
+  );
 }
 
 /** Move a failed or cancelled workflow back to ACTIVE at `fromStep` (default: the step that failed). */

@@ -35,7 +35,7 @@ import {
 import { initialWorkflowSnapshot, persistWorkflowSnapshot } from '../workflow/snapshot.js';
 import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
-import type { CommitPlan } from './commit.js';
+import { newPlan, type CommitPlan } from './commit.js';
 import { createCommitQueue } from './commitQueue.js';
 import { compileCached, type Internals } from './internals.js';
 import { isTerminal } from './plan.js';
@@ -152,39 +152,23 @@ function checkInput(value: unknown, what: string): JsonObject | undefined {
  */
 function createPlan(record: WorkflowRecord, now: Date, driver: string | undefined): CommitPlan {
   const { status, state, currentStepIndex, currentStep } = record;
-  return {
+  const plan = newPlan(
+    record.id,
+    0,
+    { status, state, currentStepIndex, currentStep, actorSnapshot: record.actorSnapshot ?? {} },
+    driver ? { workerId: driver, currentStep, at: now } : 'keep',
+  );
+  plan.created = record;
+  plan.audit.push({
     workflowId: record.id,
-    created: record,
-    expectedVersion: 0,
-    row: {
-      status,
-      state,
-      currentStepIndex,
-      currentStep,
-      actorSnapshot: record.actorSnapshot ?? {},
+    eventType: 'WORKFLOW_STARTED',
+    eventData: {
+      workflow_version: record.workflowVersion,
+      ...(record.idempotencyKey ? { idempotency_key: record.idempotencyKey } : {}),
     },
-    audit: [
-      {
-        workflowId: record.id,
-        eventType: 'WORKFLOW_STARTED',
-        eventData: {
-          workflow_version: record.workflowVersion,
-          ...(record.idempotencyKey ? { idempotency_key: record.idempotencyKey } : {}),
-        },
-        timestamp: now,
-      },
-    ],
-    metrics: [],
-    logs: [],
-    children: [],
-    schedules: [],
-    timers: [],
-    tasks: [],
-    childBeats: [],
-    settleTimers: [],
-    compensations: [],
-    heartbeat: driver ? { workerId: driver, currentStep: record.currentStep, at: now } : 'keep',
-  };
+    timestamp: now,
+  });
+  return plan;
 }
 
 /** Create a runtime over `options.store`. */

@@ -22,7 +22,7 @@ import {
   workflowStatus,
   type WorkflowSnapshot,
 } from '../workflow/snapshot.js';
-import type { CommitPlan } from './commit.js';
+import { newPlan, type CommitPlan } from './commit.js';
 import { compileCached, type Internals, type LiveWorkflow } from './internals.js';
 
 /** Whether a status is terminal. */
@@ -131,10 +131,10 @@ export function buildTransition(
   const running = key === 'compensating' || (status === 'ACTIVE' && drivenOn);
   const steps = next.compiled.definition.steps;
   const at = next.compiled.stepAt(key);
-  const plan: CommitPlan = {
-    workflowId: record.id,
-    expectedVersion: record.version,
-    row: {
+  const plan = newPlan(
+    record.id,
+    record.version,
+    {
       status,
       state,
       actorSnapshot: persistWorkflowSnapshot(next) as unknown as JsonObject,
@@ -145,25 +145,8 @@ export function buildTransition(
           : record.currentStepIndex,
       currentStep: at ? at.step.name : key === 'completed' ? null : record.currentStep,
     },
-    audit: [],
-    metrics: [],
-    logs: [],
-    children: [],
-    schedules: [],
-    timers: [],
-    tasks: [],
-    childBeats: [],
-    settleTimers: [],
-    compensations: [],
-    heartbeat: heartbeatFor(
-      internals,
-      record.id,
-      running,
-      key,
-      now,
-      current.record.status === 'ACTIVE',
-    ),
-  };
+    heartbeatFor(internals, record.id, running, key, now, current.record.status === 'ACTIVE'),
+  );
   if (effects) {
     for (const child of effects.children) {
       const row = childRecord(internals, record, child);
