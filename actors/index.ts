@@ -28,6 +28,7 @@ export {
   createRuntime,
   type Runtime,
   type RuntimeOptions,
+  type StartManyOptions,
   type StartOptions,
 } from './runtime/createRuntime.js';
 export { createWorkflowRegistry, type WorkflowRegistry } from './runtime/registry.js';

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDbCommands } from './commands/db.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerScheduleCommands } from './commands/schedules.js';
+import { registerStartCommand } from './commands/start.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { registerWorkflowCommands } from './commands/workflows.js';
@@ -41,8 +43,10 @@ export function buildProgram(io: CliIo): Command {
   registerDbCommands(program, io);
   registerValidateCommand(program, io);
   registerRunCommand(program, io);
+  registerStartCommand(program, io);
   registerWorkflowCommands(program, io);
   registerWorkerCommand(program, io);
+  registerScheduleCommands(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({
       writeOut: (s) => io.stdout.write(s),

@@ -12,6 +12,7 @@ import {
   type RuntimeOptions,
   type WorkflowRegistry,
 } from '../actors/index.js';
+import type { Store } from '../runtime/store/index.js';
 import { envSecrets } from '../runtime/template/index.js';
 import { registerWorkflowFolder } from './definitions.js';
 import { openEngineStore } from './engineStore.js';
@@ -35,7 +36,7 @@ export function engineOptions(command: Command): Command {
     .option('--database-url <url>', 'alias of --db')
     .option(
       '--steps <dir>',
-      'root of step modules (default: SAFFRON_STEPS_DIR, else the working directory; for run the YAML file’s folder)',
+      'root of step modules (default: SAFFRON_STEPS_DIR, else the working directory; for run and start the YAML file’s folder)',
     )
     .option(
       '--workflows <dir>',
@@ -62,18 +63,22 @@ export async function workflowsRegistry(
   return registry;
 }
 
-/** Run `fn` with a runtime over the engine database; close both whatever happens. */
+/**
+ * Run `fn` with a runtime over the engine database (and the database itself); close both
+ * whatever happens. `runtime` may be a function, called once the database is open, for options
+ * that hold resources the runtime then owns (a thread pool).
+ */
 export async function withRuntime<T>(
   options: EngineOptions,
   io: CliIo,
   setup: {
     stepsRoot: string;
     registry: WorkflowRegistry;
-    runtime?: Partial<RuntimeOptions>;
+    runtime?: Partial<RuntimeOptions> | (() => Partial<RuntimeOptions>);
     /** PostgreSQL pool size (default 4). */
     connections?: number;
   },
-  fn: (runtime: Runtime) => Promise<T>,
+  fn: (runtime: Runtime, store: Store) => Promise<T>,
 ): Promise<T> {
   const store = await openEngineStore(options, io, setup.connections);
   try {
@@ -84,10 +89,10 @@ export async function withRuntime<T>(
       secrets: envSecrets(io.env),
       onBackgroundError: (error, id) =>
         io.stderr.write(`saffron: background drive of workflow ${id} failed: ${String(error)}\n`),
-      ...setup.runtime,
+      ...(typeof setup.runtime === 'function' ? setup.runtime() : setup.runtime),
     });
     try {
-      return await fn(runtime);
+      return await fn(runtime, store);
     } finally {
       await runtime.close();
     }

@@ -1,5 +1,6 @@
 /**
- * JSON objects given on the command line (`--data`, `--input`) or in a file (`--data-file`).
+ * JSON objects given on the command line (`--data`, `--input`) or in a file (`--data-file`,
+ * one object, or one per line in a JSON Lines file).
  * A typo in hand-written JSON is the commonest mistake, so the message says where it is.
  */
 import { readFileSync } from 'node:fs';
@@ -46,20 +47,79 @@ export interface DataOptions {
   dataFile?: string;
 }
 
+function readDataFile(name: string, io: CliIo): string {
+  try {
+    return readFileSync(resolve(io.cwd, name), 'utf8');
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
+    throw new CliExit(2, `cannot read data file ${name}: ${reason}`);
+  }
+}
+
 /** The initial data from `--data` or `--data-file` (at most one of them), if any. */
 export function readDataOption(options: DataOptions, io: CliIo): JsonObject | undefined {
   if (options.data !== undefined && options.dataFile !== undefined)
     throw new CliExit(2, 'give either --data or --data-file, not both');
   if (options.data !== undefined) return parseJsonObject(options.data, '--data');
   if (options.dataFile === undefined) return undefined;
-  const file = resolve(io.cwd, options.dataFile);
-  let text: string;
+  return parseJsonObject(readDataFile(options.dataFile, io), `data file ${options.dataFile}`);
+}
+
+/** Whether a data file is JSON Lines (`.jsonl`, `.ndjson`): one workflow's data per line. */
+export function isJsonLines(file: string): boolean {
+  return /\.(jsonl|ndjson)$/i.test(file);
+}
+
+/** Most bad lines listed in one error. */
+const SHOWN_BAD_LINES = 10;
+
+/** One line of a JSON Lines file as an object, or what is wrong with it. */
+function parseLine(line: string): JsonObject | string {
+  let value: unknown;
   try {
-    text = readFileSync(file, 'utf8');
+    value = JSON.parse(line);
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
-    throw new CliExit(2, `cannot read data file ${options.dataFile}: ${reason}`);
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /at position (\d+)/.exec(message)?.[1];
+    const column = position === undefined ? '' : ` at column ${Number(position) + 1}`;
+    return `not valid JSON${column}: ${message}`;
   }
-  return parseJsonObject(text, `data file ${options.dataFile}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `must be a JSON object, got ${describe(value)}`;
+  return value as JsonObject;
+}
+
+/**
+ * The initial data of each workflow in a JSON Lines `--data-file`: one object per non-empty
+ * line. Every line is checked before the caller starts anything; bad lines are an error that
+ * names them (`FILE:LINE: problem`, the first ten), so a typo on line 40,000 does not leave
+ * 39,999 workflows started and the rest not.
+ */
+export function readDataLines(file: string, io: CliIo): JsonObject[] {
+  const items: JsonObject[] = [];
+  const bad: string[] = [];
+  let badCount = 0;
+  readDataFile(file, io)
+    .split('\n')
+    .forEach((raw, index) => {
+      const line = raw.trim();
+      if (line === '') return;
+      const parsed = parseLine(line);
+      if (typeof parsed !== 'string') {
+        items.push(parsed);
+        return;
+      }
+      badCount++;
+      if (bad.length < SHOWN_BAD_LINES) bad.push(`  ${file}:${index + 1}: ${parsed}`);
+    });
+  if (badCount > 0) {
+    const more = badCount > bad.length ? `\n  … and ${badCount - bad.length} more` : '';
+    throw new CliExit(
+      2,
+      `data file ${file} has ${badCount} bad line(s); nothing was started\n${bad.join('\n')}${more}`,
+    );
+  }
+  if (items.length === 0) throw new CliExit(2, `data file ${file} has no data lines`);
+  return items;
 }

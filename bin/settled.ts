@@ -8,7 +8,8 @@ import type { WorkflowRecord } from '../runtime/store/index.js';
 import { CliExit, type CliIo } from './io.js';
 import { printWorkflow, workflowError } from './printWorkflow.js';
 
-function succeeded(status: WorkflowStatus): boolean {
+/** Whether a workflow at `status` has not failed (it completed, waits, or is still running). */
+export function succeeded(status: WorkflowStatus): boolean {
   // runUntilSettled returns only once a workflow has left ACTIVE; should one still be ACTIVE
   // (driven by another process), it has not failed
   switch (status) {
@@ -30,13 +31,18 @@ function succeeded(status: WorkflowStatus): boolean {
   }
 }
 
-/** Print the settled workflow; throw exit 1 with its error when it ended unsuccessfully. */
-export function reportSettled(io: CliIo, record: WorkflowRecord, json: boolean): void {
-  printWorkflow(io, record, json);
-  if (succeeded(record.status)) return;
+/** `workflow ID ended STATUS at STEP: message`, for a workflow that ended unsuccessfully. */
+export function endedMessage(record: WorkflowRecord): string {
   const error = workflowError(record);
   const step = error?.step ?? record.currentStep;
   const at = step ? ` at ${step}` : '';
   const message = error?.message ? `: ${error.message}` : '';
-  throw new CliExit(1, `workflow ${record.id} ended ${record.status}${at}${message}`);
+  return `workflow ${record.id} ended ${record.status}${at}${message}`;
+}
+
+/** Print the settled workflow; throw exit 1 with its error when it ended unsuccessfully. */
+export function reportSettled(io: CliIo, record: WorkflowRecord, json: boolean): void {
+  printWorkflow(io, record, json);
+  if (succeeded(record.status)) return;
+  throw new CliExit(1, endedMessage(record));
 }

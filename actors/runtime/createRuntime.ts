@@ -16,10 +16,8 @@ import {
   inlineExecutor,
   listAuditEvents,
   listWorkflows,
-  mergeState,
   randomIds,
   systemClock,
-  WorkflowError,
   type Clock,
   type FaultHook,
   type Ids,
@@ -32,17 +30,26 @@ import {
   type WorkflowFilter,
   type WorkflowRecord,
 } from '../../runtime/index.js';
-import { initialWorkflowSnapshot, persistWorkflowSnapshot } from '../workflow/snapshot.js';
 import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
-import { newPlan, type CommitPlan } from './commit.js';
 import { createCommitQueue } from './commitQueue.js';
-import { compileCached, type Internals } from './internals.js';
+import type { Internals } from './internals.js';
 import { isTerminal } from './plan.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
 import { maintain, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
 import { serve, type ServeOptions, type Service } from './serve.js';
 import { createWorkflowRegistry, type WorkflowRegistry } from './registry.js';
+import { startHeartbeatPulse } from './pulse.js';
+import {
+  checkInput,
+  createPlan,
+  definitionOf,
+  initialRecord,
+  startBatch,
+  type StartManyOptions,
+} from './start.js';
+
+export type { StartManyOptions };
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -102,6 +109,15 @@ export interface Runtime {
     data?: JsonObject,
     options?: StartOptions,
   ): Promise<WorkflowRecord>;
+  /**
+   * Create one workflow of a type per item of `data` in one transaction (all or none), then
+   * drive each as `start` does; returns them in `data`'s order.
+   */
+  startMany(
+    workflow: string | WorkflowDefinition,
+    data: readonly JsonObject[],
+    options?: StartManyOptions,
+  ): Promise<WorkflowRecord[]>;
   /** Run the current step of an ACTIVE workflow, merging `input` into state first. */
   next(id: string, input?: JsonObject): Promise<WorkflowRecord>;
   /** Give human input to a WAITING_HUMAN_INPUT workflow (re-runs its step), or undo an operator pause. */
@@ -132,45 +148,6 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-const isPlainObject = (v: unknown): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function checkInput(value: unknown, what: string): JsonObject | undefined {
-  if (value === undefined) return undefined;
-  if (!isPlainObject(value))
-    throw new WorkflowError('INVALID_INPUT', `${what} must be a JSON object`);
-  try {
-    return JSON.parse(JSON.stringify(value)) as JsonObject;
-  } catch (cause) {
-    throw new WorkflowError('INVALID_INPUT', `${what} is not JSON-serializable`, { cause });
-  }
-}
-
-/**
- * The commit that creates a workflow: its row, its WORKFLOW_STARTED audit row, and — when
- * this node drives it right away — its heartbeat.
- */
-function createPlan(record: WorkflowRecord, now: Date, driver: string | undefined): CommitPlan {
-  const { status, state, currentStepIndex, currentStep } = record;
-  const plan = newPlan(
-    record.id,
-    0,
-    { status, state, currentStepIndex, currentStep, actorSnapshot: record.actorSnapshot ?? {} },
-    driver ? { workerId: driver, currentStep, at: now } : 'keep',
-  );
-  plan.created = record;
-  plan.audit.push({
-    workflowId: record.id,
-    eventType: 'WORKFLOW_STARTED',
-    eventData: {
-      workflow_version: record.workflowVersion,
-      ...(record.idempotencyKey ? { idempotency_key: record.idempotencyKey } : {}),
-    },
-    timestamp: now,
-  });
-  return plan;
-}
-
 /** Create a runtime over `options.store`. */
 export function createRuntime(options: RuntimeOptions): Runtime {
   const locks = new Map<string, Promise<unknown>>();
@@ -192,9 +169,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     faults: options.faults,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
     lastBeat: new Map(),
+    driving: new Set(),
     commits: createCommitQueue(options.store, options.maxCommitBatch),
     driveChildren: options.driveChildren ?? true,
     runTasks: options.runTasks ?? true,
+    taskDrain: { running: false, again: false },
+    taskWake: undefined,
     taskLeaseMs: options.taskLeaseMs ?? 300_000,
     onError: onBackgroundError,
     compiled: new Map(),
@@ -223,6 +203,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (options.registry && options.definitions)
     for (const d of options.definitions) options.registry.register(d);
 
+  const stopPulse = startHeartbeatPulse(internals);
+
   const drain = async () => {
     while (pending.size > 0) await Promise.all([...pending]);
   };
@@ -231,47 +213,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     registry: internals.registry,
 
     async start(workflow, data, startOptions = {}) {
-      const definition = typeof workflow === 'string' ? internals.registry.get(workflow) : workflow;
-      if (!definition) {
-        const known = internals.registry.types();
-        throw new WorkflowError(
-          'UNKNOWN_WORKFLOW_TYPE',
-          `unknown workflow type '${typeof workflow === 'string' ? workflow : workflow.workflow_type}'${known.length ? ` (registered: ${known.join(', ')})` : ' (none registered)'}`,
-        );
-      }
-      if (typeof workflow !== 'string' && !internals.registry.get(definition.workflow_type))
-        internals.registry.register(definition);
+      const definition = definitionOf(internals, workflow);
       const initialData = checkInput(data ?? {}, 'workflow data') ?? {};
       const key = startOptions.idempotencyKey;
       if (key !== undefined) {
         const existing = await getWorkflowByIdempotencyKey(internals.store, key);
         if (existing) return existing;
       }
-      const compiled = compileCached(internals, definition);
-      const id = internals.ids.uuid();
       const now = internals.clock.now();
-      const record: WorkflowRecord = {
-        id,
-        workflowType: definition.workflow_type,
-        workflowVersion: definition.workflow_version ?? null,
-        status: 'ACTIVE',
-        currentStepIndex: 0,
-        currentStep: definition.steps[0]!.name,
-        state: mergeState(structuredClone(definition.initial_state), initialData),
-        definitionSnapshot: definition as unknown as JsonObject,
-        definitionHash: compiled.hash,
-        actorSnapshot: persistWorkflowSnapshot(
-          initialWorkflowSnapshot(compiled),
-        ) as unknown as JsonObject,
-        idempotencyKey: key ?? null,
-        ownerId: startOptions.ownerId ?? null,
-        dataRegion: startOptions.dataRegion ?? null,
-        parentWorkflowId: null,
-        version: 0,
-        metadata: {},
-        createdAt: now,
-        updatedAt: now,
-      };
+      const record = initialRecord(internals, definition, initialData, now, startOptions);
+      const id = record.id;
       try {
         const driver = startOptions.run === false ? undefined : internals.workerId;
         if (driver) internals.lastBeat.set(id, now.getTime());
@@ -286,6 +237,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (startOptions.run === false) return record;
       return driveWorkflow(internals, id, { kind: 'start' }, record);
     },
+
+    startMany: (workflow, data, startOptions = {}) =>
+      startBatch(internals, definitionOf(internals, workflow), data, startOptions),
 
     next: (id, input) =>
       driveWorkflow(internals, id, { kind: 'next', input: checkInput(input, 'input') }),
@@ -346,6 +300,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     async close() {
       await drain();
+      await stopPulse();
       await internals.executor.close();
     },
   };

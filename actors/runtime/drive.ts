@@ -17,15 +17,12 @@ import {
   StepError,
   WorkflowError,
   type JsonObject,
-  type SaffronError,
   type StepContext,
   type StepDefinition,
   type StepOutcome,
-  type TaskSpec,
-  type NewTask,
   type WorkflowRecord,
 } from '../../runtime/index.js';
-import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
+import { wfEvents } from '../workflow/events.js';
 import {
   nextWorkflowSnapshot,
   workflowContext,
@@ -40,7 +37,9 @@ import {
   isTerminal,
   type Transition,
 } from './plan.js';
-import { drainTasks } from './tasks.js';
+import { kickTasks } from './tasks.js';
+import { applyChanges, concurrentWave } from './wave.js';
+import { deadlineFailure, errorInfo, finishAudit, outcomeTransition } from './outcome.js';
 
 /** Why a workflow is being driven. */
 export type DriveRequest =
@@ -48,7 +47,9 @@ export type DriveRequest =
   | { kind: 'next'; input?: JsonObject }
   | { kind: 'resume'; input: JsonObject }
   | { kind: 'continue' }
-  | { kind: 'child-done' };
+  | { kind: 'child-done' }
+  /** The human-input deadline of `stepName` passed (a fired HUMAN_INPUT_TIMEOUT timer). */
+  | { kind: 'deadline'; stepName: string };
 
 /** Load a workflow or fail with WORKFLOW_NOT_FOUND. */
 export async function loadWorkflow(internals: Internals, id: string): Promise<WorkflowRecord> {
@@ -59,12 +60,6 @@ export async function loadWorkflow(internals: Internals, id: string): Promise<Wo
     });
   return record;
 }
-
-const errorInfo = (error: SaffronError, step: string | null) => ({
-  code: error.code,
-  message: error.message,
-  step,
-});
 
 /** Commit a transition, then start the background work it implies. Returns the updated live workflow. */
 async function commit(
@@ -85,9 +80,7 @@ async function commit(
     version,
     updatedAt: now,
   };
-  if (internals.runTasks && t.plan.tasks.length > 0) {
-    internals.background(current.record.id, () => drainTasks(internals));
-  }
+  if (t.plan.tasks.length > 0) kickTasks(internals, current.record.id);
   if (internals.driveChildren) {
     for (const child of t.plan.children)
       internals.background(child.id, () => driveWorkflow(internals, child.id, { kind: 'start' }));
@@ -105,228 +98,23 @@ function stepContext(
   step: StepDefinition,
   input: JsonObject | undefined,
   effects: StepOutcome['effects'],
+  ahead = false,
 ): StepContext {
   const ctx = workflowContext(current.live);
   const key = current.live.compiled.keyOf(step.name)!;
-  const visit = ctx.visits[key] ?? 1;
+  // a step run ahead in a wave gets the visit and attempt it will have when reached
+  const visit = ahead ? (ctx.visits[key] ?? 0) + 1 : (ctx.visits[key] ?? 1);
   return {
     workflowId: current.record.id,
     workflowType: current.record.workflowType,
     stepName: step.name,
-    attempt: ctx.attempt + 1,
+    attempt: ahead ? 1 : ctx.attempt + 1,
     idempotencyKey: `${current.record.id}:${step.name}:${visit}`,
     ...(input ? { input } : {}),
     signal: new AbortController().signal,
     secrets: internals.secrets,
     log: createStepLogger(effects, step.name),
   };
-}
-
-/** Task rows for a dispatch: each carries the state snapshot and a plain context. */
-function taskRows(
-  internals: Internals,
-  current: LiveWorkflow,
-  step: StepDefinition,
-  tasks: readonly TaskSpec[],
-  state: JsonObject,
-  group: string,
-): NewTask[] {
-  return tasks.map((t, index) => ({
-    id: internals.ids.uuid(),
-    workflowId: current.record.id,
-    stepName: step.name,
-    functionPath: t.functionPath,
-    state,
-    context: {
-      taskName: t.name,
-      workflowType: current.record.workflowType,
-      idempotencyKey: `${group}:${t.name}`,
-    },
-    parallelGroup: group,
-    taskIndex: index,
-    maxAttempts: TASK_MAX_ATTEMPTS,
-    runAfter: internals.clock.now(),
-    dataRegion: current.record.dataRegion,
-  }));
-}
-
-/** Attempts a task gets before it fails its step (retries back off exponentially). */
-export const TASK_MAX_ATTEMPTS = 3;
-
-/** Turn a step outcome into a transition with its audit rows and metrics. */
-function outcomeTransition(
-  internals: Internals,
-  current: LiveWorkflow,
-  step: StepDefinition,
-  outcome: StepOutcome,
-  before: JsonObject,
-): Transition {
-  const id = current.record.id;
-  const compensation = compensationOf(step);
-  const durationMs = Math.round(outcome.durationMs * 1000) / 1000;
-  const executed = {
-    workflowId: id,
-    eventType: 'STEP_EXECUTED' as const,
-    stepName: step.name,
-    eventData: { duration_ms: durationMs, kind: step.type },
-  };
-  let events: WorkflowEvent[];
-  let state = before;
-  const audit: Transition['plan']['audit'] = [];
-  let failure: SaffronError | undefined;
-  let group: string | undefined;
-  switch (outcome.kind) {
-    case 'completed':
-      events = [wfEvents.stepCompleted(step.name, compensation)];
-      state = outcome.state;
-      audit.push(executed);
-      break;
-    case 'jumped':
-      if (current.live.compiled.keyOf(outcome.target) === undefined) {
-        failure = new StepError(
-          'JUMP_TARGET_UNKNOWN',
-          step.name,
-          `step ${step.name} jumped to '${outcome.target}', which is not a step of ${current.record.workflowType}`,
-        );
-        events = [];
-        break;
-      }
-      events = [wfEvents.stepJumped(step.name, outcome.target, compensation)];
-      state = outcome.state;
-      audit.push(executed, {
-        workflowId: id,
-        eventType: 'JUMPED',
-        stepName: step.name,
-        eventData: { from: step.name, to: outcome.target },
-      });
-      break;
-    case 'paused':
-      events = [wfEvents.stepPaused(step.name)];
-      state = outcome.state;
-      audit.push({
-        workflowId: id,
-        eventType: 'WORKFLOW_PAUSED',
-        stepName: step.name,
-        eventData: { reason: 'human_input' },
-      });
-      break;
-    case 'subWorkflow':
-      events = [wfEvents.childStarted(step.name, outcome.child.id)];
-      state = outcome.state;
-      outcome.effects.children.push(outcome.child);
-      audit.push({
-        workflowId: id,
-        eventType: 'WORKFLOW_PAUSED',
-        stepName: step.name,
-        eventData: {
-          reason: 'sub_workflow',
-          sub_workflow_id: outcome.child.id,
-          sub_workflow_type: outcome.child.workflowType,
-        },
-      });
-      break;
-    case 'retry':
-      events = [wfEvents.stepRetry(step.name, outcome.dueAt, outcome.attempt)];
-      audit.push({
-        workflowId: id,
-        eventType: 'STEP_FAILED',
-        stepName: step.name,
-        eventData: {
-          error: errorInfo(outcome.error, step.name),
-          attempt: outcome.attempt,
-          retry_at: outcome.dueAt.toISOString(),
-        },
-      });
-      break;
-    case 'dispatch': {
-      group = `${step.name}:${workflowContext(current.live).visits[current.live.compiled.keyOf(step.name)!] ?? 1}`;
-      events = [wfEvents.tasksDispatched(step.name, group)];
-      state = outcome.state;
-      audit.push({
-        workflowId: id,
-        eventType: 'TASK_DISPATCHED',
-        stepName: step.name,
-        eventData: { group, tasks: outcome.tasks.map((t) => t.name) },
-      });
-      break;
-    }
-    case 'failed':
-      failure = outcome.error;
-      events = [];
-      break;
-  }
-  if (failure) {
-    events = [wfEvents.stepFailed(step.name, errorInfo(failure, step.name))];
-    state = before;
-    audit.push({
-      workflowId: id,
-      eventType: 'STEP_FAILED',
-      stepName: step.name,
-      eventData: { error: errorInfo(failure, step.name), duration_ms: durationMs },
-    });
-  }
-  const continues =
-    !failure &&
-    (outcome.kind === 'retry' ||
-      ((outcome.kind === 'completed' || outcome.kind === 'jumped') &&
-        automateNext(step, current.live)));
-  const t = buildTransition(internals, current, events, state, outcome.effects, continues);
-  t.plan.audit.push(...audit);
-  if (outcome.kind === 'dispatch' && group !== undefined) {
-    t.plan.tasks.push(...taskRows(internals, current, step, outcome.tasks, outcome.state, group));
-    if (outcome.timeoutAt) {
-      t.plan.timers.push({
-        id: internals.ids.uuid(),
-        workflowId: id,
-        kind: 'PARALLEL_TIMEOUT',
-        stepName: step.name,
-        dueAt: outcome.timeoutAt,
-        payload: { group, seconds: step.type === 'PARALLEL' ? step.timeout_seconds : undefined },
-      });
-    }
-  }
-  if (outcome.kind === 'retry') {
-    t.plan.timers.push({
-      id: internals.ids.uuid(),
-      workflowId: id,
-      kind: 'STEP_RETRY',
-      stepName: step.name,
-      dueAt: outcome.dueAt,
-      payload: { attempt: outcome.attempt },
-    });
-  }
-  if (workflowContext(current.live).retryAt !== null)
-    t.plan.settleTimers.unshift({ status: 'FIRED', stepName: step.name });
-  t.plan.metrics.push({
-    workflowId: id,
-    workflowType: current.record.workflowType,
-    stepName: step.name,
-    name: 'step_duration_ms',
-    value: durationMs,
-    unit: 'ms',
-    tags: { kind: step.type, outcome: failure ? 'failed' : outcome.kind },
-  });
-  finishAudit(t, id);
-  return t;
-}
-
-/** Audit rows for reaching a terminal status. */
-export function finishAudit(t: Transition, id: string): void {
-  const ctx = workflowContext(t.next);
-  if (t.status === 'COMPLETED')
-    t.plan.audit.push({ workflowId: id, eventType: 'WORKFLOW_COMPLETED' });
-  if (t.status === 'FAILED' && workflowPosition(t.next).key === 'failed')
-    t.plan.audit.push({
-      workflowId: id,
-      eventType: 'WORKFLOW_FAILED',
-      eventData: { error: ctx.error },
-    });
-  if (t.status === 'FAILED_ROLLED_BACK')
-    t.plan.audit.push({
-      workflowId: id,
-      eventType: 'WORKFLOW_FAILED',
-      eventData: { error: ctx.error, rolled_back: true },
-    });
 }
 
 /** Run the most recently registered compensation and commit its record. */
@@ -476,6 +264,56 @@ async function settleChild(
   return { current: await commit(internals, current, t, step.name), advance: false };
 }
 
+/** Run one step of `current` on `before` (its working copy) and return the outcome. */
+async function runStep(
+  internals: Internals,
+  current: LiveWorkflow,
+  step: StepDefinition,
+  before: JsonObject,
+  input: JsonObject | undefined,
+  ahead: boolean,
+): Promise<StepOutcome> {
+  const effects = noEffects();
+  const context = stepContext(internals, current, step, input, effects, ahead);
+  await fault(internals, 'before-step', current.record.id, step.name);
+  return executeStep(step, {
+    definition: current.live.compiled.definition,
+    state: before,
+    context,
+    effects,
+    executor: internals.executor,
+    clock: internals.clock,
+    ids: internals.ids,
+    secrets: internals.secrets,
+    attempt: ahead ? 0 : workflowContext(current.live).attempt,
+    knowsWorkflowType: (type) => internals.registry.get(type) !== undefined,
+  });
+}
+
+/**
+ * Leave WAITING_HUMAN_INPUT: the resume and the step run it triggers are one commit, so the
+ * event is applied up front and its audit row (and the deadline's cancellation) ride along.
+ */
+function resumeHuman(
+  current: LiveWorkflow,
+  reason: 'human_input' | 'human_input_timeout',
+  audit: Transition['plan']['audit'],
+  settle: Transition['plan']['settleTimers'],
+): LiveWorkflow {
+  const stepName = current.record.currentStep;
+  audit.push({
+    workflowId: current.record.id,
+    eventType: 'WORKFLOW_RESUMED',
+    stepName,
+    eventData: { reason },
+  });
+  if (stepName) settle.push({ status: 'CANCELLED', stepName });
+  return {
+    record: current.record,
+    live: nextWorkflowSnapshot(current.live, wfEvents.humanResumed()),
+  };
+}
+
 /** Drive workflow `id` for `request`; returns the workflow as last committed. */
 export function driveWorkflow(
   internals: Internals,
@@ -484,91 +322,124 @@ export function driveWorkflow(
   preloaded?: WorkflowRecord,
 ): Promise<WorkflowRecord> {
   return internals.exclusive(id, async () => {
-    let current = restoreLive(internals, preloaded ?? (await loadWorkflow(internals, id)));
-    const status = workflowStatus(current.live);
-    let input: JsonObject | undefined;
-    const preludeAudit: Transition['plan']['audit'] = [];
-    let advance = true;
-    switch (request.kind) {
-      case 'next':
-        if (status !== 'ACTIVE')
-          throw new WorkflowError(
-            'WORKFLOW_NOT_ACTIVE',
-            `workflow ${id} is ${status}, not ACTIVE; next() runs only ACTIVE workflows`,
-            { details: { workflowId: id, status } },
-          );
-        input = request.input;
-        break;
-      case 'resume':
-        if (status !== 'WAITING_HUMAN_INPUT')
-          throw new WorkflowError(
-            'WORKFLOW_NOT_WAITING',
-            `workflow ${id} is ${status}, not WAITING_HUMAN_INPUT`,
-            { details: { workflowId: id, status } },
-          );
-        input = request.input;
-        // the resume and the step run it triggers are one commit: apply the event up front
-        current = {
-          record: current.record,
-          live: nextWorkflowSnapshot(current.live, wfEvents.humanResumed()),
-        };
-        preludeAudit.push({
-          workflowId: id,
-          eventType: 'WORKFLOW_RESUMED',
-          stepName: current.record.currentStep,
-          eventData: { reason: 'human_input' },
-        });
-        break;
-      case 'child-done': {
-        if (status !== 'PENDING_SUB_WORKFLOW') return current.record;
-        const settled = await settleChild(internals, current);
-        current = settled.current;
-        advance = settled.advance;
-        break;
-      }
-      case 'start':
-      case 'continue':
-        break;
+    internals.driving.add(id);
+    try {
+      return await driveLoop(internals, id, request, preloaded);
+    } finally {
+      internals.driving.delete(id);
     }
-    for (;;) {
-      const position = workflowPosition(current.live);
-      if (position.key === 'compensating') {
-        current = await compensateOne(internals, current);
-        continue;
+  });
+}
+
+/** The body of {@link driveWorkflow}, run while holding the workflow. */
+async function driveLoop(
+  internals: Internals,
+  id: string,
+  request: DriveRequest,
+  preloaded: WorkflowRecord | undefined,
+): Promise<WorkflowRecord> {
+  let current = restoreLive(internals, preloaded ?? (await loadWorkflow(internals, id)));
+  const status = workflowStatus(current.live);
+  let input: JsonObject | undefined;
+  // rows the first commit of this drive carries besides its step's own
+  const preludeAudit: Transition['plan']['audit'] = [];
+  const preludeSettle: Transition['plan']['settleTimers'] = [];
+  let advance = true;
+  switch (request.kind) {
+    case 'next':
+      if (status !== 'ACTIVE')
+        throw new WorkflowError(
+          'WORKFLOW_NOT_ACTIVE',
+          `workflow ${id} is ${status}, not ACTIVE; next() runs only ACTIVE workflows`,
+          { details: { workflowId: id, status } },
+        );
+      input = request.input;
+      break;
+    case 'resume':
+      if (status !== 'WAITING_HUMAN_INPUT')
+        throw new WorkflowError(
+          'WORKFLOW_NOT_WAITING',
+          `workflow ${id} is ${status}, not WAITING_HUMAN_INPUT`,
+          { details: { workflowId: id, status } },
+        );
+      input = request.input;
+      current = resumeHuman(current, 'human_input', preludeAudit, preludeSettle);
+      break;
+    case 'deadline': {
+      const waiting = current.live.compiled.stepAt(workflowPosition(current.live).key)?.step;
+      if (
+        status !== 'WAITING_HUMAN_INPUT' ||
+        waiting?.name !== request.stepName ||
+        waiting.type !== 'HUMAN_IN_LOOP'
+      )
+        return current.record; // answered, cancelled or moved on meanwhile
+      if (waiting.on_timeout === 'resume') {
+        input = { ...waiting.timeout_input, human_input_timed_out: true };
+        current = resumeHuman(current, 'human_input_timeout', preludeAudit, preludeSettle);
+        break;
       }
-      if (workflowStatus(current.live) !== 'ACTIVE' || !advance) break;
-      const at = current.live.compiled.stepAt(position.key);
-      if (!at) break;
-      const step = at.step;
-      const ctx = workflowContext(current.live);
-      if (ctx.retryAt !== null) {
-        const wait = Date.parse(ctx.retryAt) - internals.clock.now().getTime();
-        if (wait > 0) await internals.clock.sleep(wait);
-      }
-      const before = input ? mergeState(current.record.state, input) : current.record.state;
-      const effects = noEffects();
-      const context = stepContext(internals, current, step, input, effects);
-      await fault(internals, 'before-step', id, step.name);
-      const outcome = await executeStep(step, {
-        definition: current.live.compiled.definition,
-        state: before,
-        context,
-        effects,
-        executor: internals.executor,
-        clock: internals.clock,
-        ids: internals.ids,
-        secrets: internals.secrets,
-        attempt: ctx.attempt,
-        knowsWorkflowType: (type) => internals.registry.get(type) !== undefined,
-      });
-      const t = outcomeTransition(internals, current, step, outcome, before);
+      current = await commit(
+        internals,
+        current,
+        deadlineFailure(internals, current, waiting),
+        waiting.name,
+      );
+      advance = false;
+      break;
+    }
+    case 'child-done': {
+      if (status !== 'PENDING_SUB_WORKFLOW') return current.record;
+      const settled = await settleChild(internals, current);
+      current = settled.current;
+      advance = settled.advance;
+      break;
+    }
+    case 'start':
+    case 'continue':
+      break;
+  }
+  for (;;) {
+    const position = workflowPosition(current.live);
+    if (position.key === 'compensating') {
+      current = await compensateOne(internals, current);
+      continue;
+    }
+    if (workflowStatus(current.live) !== 'ACTIVE' || !advance) break;
+    const at = current.live.compiled.stepAt(position.key);
+    if (!at) break;
+    const step = at.step;
+    const ctx = workflowContext(current.live);
+    if (ctx.retryAt !== null) {
+      const wait = Date.parse(ctx.retryAt) - internals.clock.now().getTime();
+      if (wait > 0) await internals.clock.sleep(wait);
+    }
+    const before = input ? mergeState(current.record.state, input) : current.record.state;
+    const wave =
+      input === undefined && ctx.retryAt === null
+        ? concurrentWave(current.live.compiled.definition.steps, at.index, (s) =>
+            automateNext(s, current.live),
+          )
+        : [step];
+    const ran = await Promise.all(
+      wave.map((s, k) =>
+        runStep(internals, current, s, before, k === 0 ? input : undefined, k > 0),
+      ),
+    );
+    input = undefined;
+    for (const [k, s] of wave.entries()) {
+      let outcome = ran[k]!;
+      const base = current.record.state;
+      if (k > 0 && outcome.kind === 'completed')
+        outcome = { ...outcome, state: applyChanges(base, before, outcome.state) };
+      const t = outcomeTransition(internals, current, s, outcome, k === 0 ? before : base);
       t.plan.audit.unshift(...preludeAudit.splice(0));
-      current = await commit(internals, current, t, step.name);
-      input = undefined;
+      t.plan.settleTimers.unshift(...preludeSettle.splice(0));
+      current = await commit(internals, current, t, s.name);
       advance =
         outcome.kind === 'retry' ||
-        ((outcome.kind === 'completed' || outcome.kind === 'jumped') && automateNext(step, t.next));
+        ((outcome.kind === 'completed' || outcome.kind === 'jumped') && automateNext(s, t.next));
+      if (outcome.kind !== 'completed' || !advance) break;
     }
-    return current.record;
-  });
+  }
+  return current.record;
 }

@@ -31,12 +31,18 @@ export interface Internals {
   heartbeatIntervalMs: number;
   /** When this node last wrote each running workflow's heartbeat (epoch ms). */
   lastBeat: Map<string, number>;
+  /** Workflows inside a drive on this node right now (their heartbeats are pulsed). */
+  driving: Set<string>;
   /** Group commit of step commits. */
   commits: CommitQueue;
   /** How long this node's task claims hold before another worker may take a task over. */
   taskLeaseMs: number;
   /** Run ASYNC / PARALLEL tasks in this process right after dispatching them. */
   runTasks: boolean;
+  /** This runtime's one background drain loop (see `kickTasks`). */
+  taskDrain: { running: boolean; again: boolean };
+  /** Set while `serve` runs: wakes its loop, which then claims the new tasks itself. */
+  taskWake: (() => void) | undefined;
   /** Drive spawned and sub-workflows (and parents after their child ends) in the background. */
   driveChildren: boolean;
   /** Compiled machines by definition hash (bounded). */

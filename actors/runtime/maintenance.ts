@@ -1,14 +1,13 @@
 /**
- * One maintenance pass of the cluster: recover zombie workflows, fire PARALLEL timeouts, and
- * fire due cron schedules. On PostgreSQL each job runs under its own advisory lock, so one
- * node at a time does it however many run the loop; correctness does not rest on the lock
- * alone — drives are version-checked and a cron tick starts its workflow under an
+ * One maintenance pass of the cluster: recover zombie workflows, fire PARALLEL timeouts and
+ * human-input deadlines, and fire due cron schedules. On PostgreSQL each job runs under its
+ * own advisory lock, so one node at a time does it however many run the loop; correctness
+ * does not rest on the lock alone — drives are version-checked and a cron tick starts its workflow under an
  * idempotency key, so even two schedulers never start a tick twice.
  */
 import {
   advanceSchedule,
   appendAuditEvents,
-  beatHeartbeat,
   deleteHeartbeat,
   fireTimer,
   getWorkflow,
@@ -16,6 +15,7 @@ import {
   listDueTimers,
   listStaleHeartbeats,
   nextCronRun,
+  takeOverHeartbeat,
   toError,
   withAdvisoryLock,
   type StoredSchedule,
@@ -56,7 +56,8 @@ async function leader<T>(
 
 async function recoverZombies(internals: Internals, olderThanMs: number): Promise<number> {
   const now = internals.clock.now();
-  const stale = await listStaleHeartbeats(internals.store, new Date(now.getTime() - olderThanMs));
+  const staleBefore = new Date(now.getTime() - olderThanMs);
+  const stale = await listStaleHeartbeats(internals.store, staleBefore);
   let recovered = 0;
   for (const beat of stale) {
     const record = await getWorkflow(internals.store, beat.workflowId);
@@ -68,13 +69,15 @@ async function recoverZombies(internals: Internals, olderThanMs: number): Promis
       await deleteHeartbeat(internals.store, beat.workflowId);
       continue;
     }
-    await internals.store.transaction(async (tx) => {
-      await beatHeartbeat(tx, {
+    const taken = await internals.store.transaction(async (tx) => {
+      const owned = await takeOverHeartbeat(tx, {
         workflowId: beat.workflowId,
+        previousWorker: beat.workerId,
+        staleBefore,
         workerId: internals.workerId,
-        currentStep: beat.currentStep,
         at: now,
       });
+      if (!owned) return false; // its owner refreshed it, or another scanner took it
       await appendAuditEvents(tx, [
         {
           workflowId: beat.workflowId,
@@ -87,7 +90,9 @@ async function recoverZombies(internals: Internals, olderThanMs: number): Promis
           },
         },
       ]);
+      return true;
     });
+    if (!taken) continue;
     internals.lastBeat.set(beat.workflowId, now.getTime());
     internals.background(beat.workflowId, () =>
       driveWorkflow(internals, beat.workflowId, { kind: 'continue' }),
@@ -97,13 +102,23 @@ async function recoverZombies(internals: Internals, olderThanMs: number): Promis
   return recovered;
 }
 
+/** Timer kinds the cluster's timer job fires. */
+const FIRED_BY_MAINTENANCE = ['PARALLEL_TIMEOUT', 'HUMAN_INPUT_TIMEOUT'];
+
 async function fireTimeouts(internals: Internals): Promise<number> {
-  const due = await listDueTimers(internals.store, ['PARALLEL_TIMEOUT'], internals.clock.now());
+  const due = await listDueTimers(internals.store, FIRED_BY_MAINTENANCE, internals.clock.now());
   let fired = 0;
   for (const timer of due) {
     if (!(await fireTimer(internals.store, timer.id))) continue;
-    const group = typeof timer.payload.group === 'string' ? timer.payload.group : undefined;
-    if (group) await timeOutTaskGroup(internals, timer.workflowId, group, timer.payload.seconds);
+    if (timer.kind === 'HUMAN_INPUT_TIMEOUT' && timer.stepName) {
+      const stepName = timer.stepName;
+      internals.background(timer.workflowId, () =>
+        driveWorkflow(internals, timer.workflowId, { kind: 'deadline', stepName }),
+      );
+    } else {
+      const group = typeof timer.payload.group === 'string' ? timer.payload.group : undefined;
+      if (group) await timeOutTaskGroup(internals, timer.workflowId, group, timer.payload.seconds);
+    }
     fired++;
   }
   return fired;

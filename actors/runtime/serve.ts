@@ -38,12 +38,17 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
   let running = true;
   let tasksRun = 0;
   let wake: (() => void) | undefined;
-  const poke = () => wake?.();
+  let poked = false; // a wake-up that came while the loop was busy is not lost
+  const poke = () => {
+    poked = true;
+    wake?.();
+  };
   const pollMs = options.pollMs ?? 1000;
   const maintenanceEveryMs = options.maintenanceEveryMs ?? 5000;
   const store = internals.store;
   const cloud = store.dialect !== 'sqlite';
 
+  if (options.tasks !== false) internals.taskWake = poke;
   const loop = (async () => {
     let unlisten: (() => Promise<void>) | undefined;
     const driver = store.driver;
@@ -69,10 +74,17 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
     let lastMaintenance = 0;
     try {
       while (running) {
+        poked = false;
         let did = 0;
         let report: MaintenanceReport | undefined;
         try {
-          if (options.tasks !== false) did = await drainTasks(internals, options);
+          const maintenanceDue =
+            options.maintenance !== false ? lastMaintenance + maintenanceEveryMs : undefined;
+          if (options.tasks !== false)
+            did = await drainTasks(internals, {
+              ...options,
+              ...(maintenanceDue !== undefined ? { stopAfter: maintenanceDue } : {}),
+            });
           tasksRun += did;
           if (options.maintenance !== false && Date.now() - lastMaintenance >= maintenanceEveryMs) {
             lastMaintenance = Date.now();
@@ -91,6 +103,7 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
         if (did > 0 || (report && report.recovered + report.timeouts + report.scheduled > 0))
           options.onRound?.({ tasks: did, ...(report ? { maintenance: report } : {}) });
         if (did > 0 || !running) continue;
+        if (poked) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollMs);
           wake = () => {
@@ -101,6 +114,7 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
         wake = undefined;
       }
     } finally {
+      if (internals.taskWake === poke) internals.taskWake = undefined;
       await runtime.drain();
       await unlisten?.();
       if (cloud) await touchWorker(store, internals.workerId, internals.clock.now(), 'STOPPED');

@@ -36,7 +36,8 @@ import {
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
 import { writePlans } from './commit.js';
-import { driveWorkflow, finishAudit } from './drive.js';
+import { driveWorkflow } from './drive.js';
+import { finishAudit } from './outcome.js';
 import { type Internals, restoreLive } from './internals.js';
 import { automateNext, buildTransition, compensationOf, isTerminal } from './plan.js';
 
@@ -48,6 +49,8 @@ export interface TaskRunOptions {
   leaseMs?: number;
   /** Serve only these data regions (and tasks without a region). */
   regions?: readonly string[];
+  /** Claim no new batch after this moment (epoch ms), so a busy worker still gets to its maintenance. */
+  stopAfter?: number;
 }
 
 const isEqual = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -269,7 +272,39 @@ export async function drainTasks(
     if (claimed.length === 0) return ran;
     await Promise.all(claimed.map((task) => runClaimedTask(internals, task)));
     ran += claimed.length;
+    if (options.stopAfter !== undefined && Date.now() >= options.stopAfter) return ran;
   }
+}
+
+/**
+ * New tasks were queued by this runtime: if `serve` runs, wake its loop; otherwise, when
+ * the runtime runs tasks itself, make sure its one background drain loop picks them up.
+ * One loop per runtime, claiming a batch at a time, bounds the work in flight: a drain per
+ * dispatch would claim tasks faster than the connection pool can finish them, and their
+ * leases would run out while they wait.
+ */
+export function kickTasks(internals: Internals, workflowId: string): void {
+  if (internals.taskWake) {
+    internals.taskWake();
+    return;
+  }
+  if (!internals.runTasks) return;
+  const drain = internals.taskDrain;
+  if (drain.running) {
+    drain.again = true;
+    return;
+  }
+  drain.running = true;
+  internals.background(workflowId, async () => {
+    try {
+      do {
+        drain.again = false;
+        await drainTasks(internals);
+      } while (drain.again);
+    } finally {
+      drain.running = false;
+    }
+  });
 }
 
 /** A PARALLEL step's timeout fired: fail its unfinished tasks and settle the group. */

@@ -117,7 +117,36 @@ function checkDependencies(tree: RawStepTree, issues: RawIssue[]): void {
       });
       edges.set(step.name, out);
     }
+    const before = issues.length;
     reportCycles(edges, siblings, issues);
+    if (issues.length === before) reportForwardDependencies(list.steps, edges, issues);
+  }
+}
+
+/**
+ * Steps run in declaration order (a step's dependencies only let it run alongside the steps
+ * between it and them), so a dependency must be declared before the step that names it.
+ * Checked only when there is no cycle, which is the clearer report of the same mistake.
+ */
+function reportForwardDependencies(
+  steps: readonly RawStep[],
+  edges: Map<string, { to: string; index: number }[]>,
+  issues: RawIssue[],
+): void {
+  const position = new Map(steps.map((s, i) => [s.name, i]));
+  for (const step of steps) {
+    if (step.name === undefined) continue;
+    const at = position.get(step.name) ?? 0;
+    for (const edge of edges.get(step.name) ?? []) {
+      if ((position.get(edge.to) ?? 0) <= at) continue;
+      issues.push(
+        errorIssue(
+          'DEPENDENCY_ORDER',
+          [...step.path, 'dependencies', edge.index],
+          `step '${step.name}' depends on '${edge.to}', which is declared after it; steps run in declaration order, so declare '${edge.to}' first`,
+        ),
+      );
+    }
   }
 }
 

@@ -183,6 +183,9 @@ const humanInLoopStepSchema = z.strictObject({
   type: z.literal('HUMAN_IN_LOOP'),
   function: functionPath,
   automate_next: z.boolean().optional(),
+  timeout_seconds: positiveInt.optional(),
+  on_timeout: z.enum(['fail', 'resume']).optional(),
+  timeout_input: jsonObject.optional(),
 });
 
 const aiInferenceStepSchema = z.strictObject({

@@ -1,6 +1,7 @@
 /**
  * Rules within one step that span several fields: LOOP mode requirements, unique PARALLEL task
- * names, and fallbacks that would have nothing to fall back to.
+ * names, fallbacks that would have nothing to fall back to, and human-input deadline options
+ * without a deadline.
  *
  * They run on the raw step (not as zod refinements) because zod skips an object's refinements
  * once any field of it fails, which would hide these problems until the next load.
@@ -69,6 +70,20 @@ function checkFallback(step: RawStep, configKey: 'ai_config' | 'wasm_config'): R
   ];
 }
 
+function checkHumanDeadline(step: RawStep): RawIssue[] {
+  const { record, path } = step;
+  if (record.timeout_seconds !== undefined) return [];
+  return ['on_timeout', 'timeout_input']
+    .filter((field) => record[field] !== undefined)
+    .map((field) =>
+      errorIssue(
+        'MISSING_FIELD',
+        [...path, 'timeout_seconds'],
+        `'${field}' needs 'timeout_seconds': without a deadline the input never times out`,
+      ),
+    );
+}
+
 /** Multi-field rules of one raw step of a known kind. */
 export function checkStepRules(step: RawStep, kind: StepKind): RawIssue[] {
   switch (kind) {
@@ -86,8 +101,9 @@ export function checkStepRules(step: RawStep, kind: StepKind): RawIssue[] {
     case 'HTTP':
     case 'FIRE_AND_FORGET':
     case 'CRON_SCHEDULE':
-    case 'HUMAN_IN_LOOP':
       return [];
+    case 'HUMAN_IN_LOOP':
+      return checkHumanDeadline(step);
     default: {
       const unreachable: never = kind;
       throw new Error(`unhandled step kind ${String(unreachable)}`);

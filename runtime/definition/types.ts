@@ -153,6 +153,15 @@ export interface HumanInLoopStep extends StepBase {
   type: 'HUMAN_IN_LOOP';
   function: string;
   automate_next?: boolean;
+  /** Deadline for the human input, from the pause (a durable timer); none when absent. */
+  timeout_seconds?: number;
+  /**
+   * What the deadline does: `fail` (default) fails the step (saga rollback applies);
+   * `resume` resumes the step as if the input `timeout_input` had been given.
+   */
+  on_timeout?: 'fail' | 'resume';
+  /** The input a `resume` deadline resumes with (default `{}`); `human_input_timed_out: true` is added. */
+  timeout_input?: JsonObject;
 }
 
 /** Model invocation settings of an AI_INFERENCE step. */

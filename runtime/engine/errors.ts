@@ -36,7 +36,8 @@ export type StepErrorCode =
   | 'LOOP_BODY_UNSUPPORTED'
   | 'SUB_WORKFLOW_FAILED'
   | 'STEP_KIND_UNAVAILABLE'
-  | 'STEP_INPUT_INVALID';
+  | 'STEP_INPUT_INVALID'
+  | 'HUMAN_INPUT_TIMEOUT';
 
 /** Why a step failed; recorded in the audit log and the workflow's snapshot. */
 export class StepError extends SaffronError {

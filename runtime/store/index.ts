@@ -62,6 +62,7 @@ export {
 } from './schedules/upsertScheduledWorkflow.js';
 export { updateWorkflows, type WorkflowRowUpdate } from './workflows/updateWorkflows.js';
 export { beatHeartbeats, deleteHeartbeats } from './heartbeats/beatHeartbeats.js';
+export { refreshHeartbeats, takeOverHeartbeat } from './heartbeats/refreshHeartbeats.js';
 export { insertWorkflows } from './workflows/insertWorkflows.js';
 export { commitSteps } from './workflows/commitSteps.js';
 export type { StepCommit } from './workflows/stepCommit.js';
@@ -77,7 +78,13 @@ export {
   type TaskFinish,
 } from './tasks/finishTask.js';
 export { registerWorker, touchWorker, type WorkerNode } from './workers/registerWorker.js';
-export { advisoryKey, withAdvisoryLock } from './postgres/leadership.js';
+export { withAdvisoryLock } from './postgres/leadership.js';
 export { listenForTasks, notifyTasks, TASKS_CHANNEL } from './postgres/taskNotifications.js';
 export { fireTimer, listDueTimers, type DueTimer } from './timers/listDueTimers.js';
 export { advanceSchedule, listDueSchedules } from './schedules/dueSchedules.js';
+export {
+  listScheduledWorkflows,
+  type ScheduleListing,
+} from './schedules/listScheduledWorkflows.js';
+export { deleteScheduledWorkflow } from './schedules/deleteScheduledWorkflow.js';
+export { getHeartbeat } from './heartbeats/getHeartbeat.js';

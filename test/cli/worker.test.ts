@@ -1,7 +1,10 @@
 /**
  * `saffron worker` as real processes: workers on one store run the ASYNC and PARALLEL tasks
- * an engine queues; on PostgreSQL three workers share the queue, every task body runs at
- * least once and every result is applied exactly once.
+ * an engine queues. On PostgreSQL three workers share the queue of 2,000 workflows
+ * (SAFFRON_WORKER_TEST_WORKFLOWS to change it) and one of them is SIGKILLed mid-run: every
+ * workflow still completes, every task body runs at least once (a journal file), and every
+ * task result is applied exactly once (counted in the audit table, which each application
+ * writes in its own transaction).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -65,104 +68,163 @@ function locationOf(handle: TestStore, dialect: string): string {
   return url.toString();
 }
 
+const WORKFLOWS = Number(process.env.SAFFRON_WORKER_TEST_WORKFLOWS ?? 2000);
+
+/** Workflows per status, tasks per status, and the first stuck workflow's trail. */
+async function progress(handle: TestStore, engine: Runtime): Promise<string> {
+  const db = handle.store.db;
+  const workflows = await db
+    .selectFrom('workflow_executions')
+    .select(['status', (eb) => eb.fn.countAll().as('n')])
+    .groupBy('status')
+    .execute();
+  const tasks = await db
+    .selectFrom('tasks')
+    .select(['status', (eb) => eb.fn.countAll().as('n')])
+    .groupBy('status')
+    .execute();
+  const stuck = await db
+    .selectFrom('workflow_executions')
+    .select(['id', 'status', 'current_step', 'version'])
+    .where('status', 'not in', ['COMPLETED'])
+    .limit(1)
+    .executeTakeFirst();
+  const beat = stuck
+    ? await db
+        .selectFrom('workflow_heartbeats')
+        .selectAll()
+        .where('workflow_id', '=', stuck.id)
+        .executeTakeFirst()
+    : undefined;
+  const trail = stuck
+    ? (await engine.audit(stuck.id)).map((e) => `${e.eventType}:${e.stepName ?? ''}`)
+    : [];
+  return JSON.stringify({ workflows, tasks, stuck, beat, trail });
+}
+
+async function completedCount(handle: TestStore): Promise<number> {
+  const row = await handle.store.db
+    .selectFrom('workflow_executions')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('status', '=', 'COMPLETED')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Per workflow: how many times each task result and each group result was applied. */
+async function applications(handle: TestStore) {
+  const rows = await handle.store.db
+    .selectFrom('workflow_audit_log')
+    .select(['workflow_id', 'event_type', 'step_name', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('event_type', 'in', ['TASK_COMPLETED', 'STEP_EXECUTED', 'WORKFLOW_COMPLETED'])
+    .groupBy(['workflow_id', 'event_type', 'step_name'])
+    .execute();
+  const byWorkflow = new Map<string, Record<string, number>>();
+  for (const r of rows) {
+    const counts = byWorkflow.get(r.workflow_id) ?? {};
+    counts[`${r.event_type}:${r.step_name ?? ''}`] = Number(r.n);
+    byWorkflow.set(r.workflow_id, counts);
+  }
+  return byWorkflow;
+}
+
+const EXACTLY_ONCE = {
+  'STEP_EXECUTED:prepare': 1,
+  'TASK_COMPLETED:score': 1,
+  'STEP_EXECUTED:score': 1,
+  'TASK_COMPLETED:fan': 2,
+  'STEP_EXECUTED:fan': 1,
+  'STEP_EXECUTED:finish': 1,
+  'WORKFLOW_COMPLETED:': 1,
+};
+
 for (const dialect of DIALECTS.filter((d) => d.name !== 'pglite')) {
+  const cluster = dialect.name === 'postgres';
   describe(`saffron worker on ${dialect.name}`, () => {
     it(
-      dialect.name === 'postgres'
-        ? 'completes every workflow with three workers sharing the queue, applying each result once'
+      cluster
+        ? `completes ${WORKFLOWS} workflows with three workers when one is SIGKILLed mid-run, applying each result once`
         : 'runs the tasks an engine queues and stops cleanly on SIGTERM',
       async () => {
         const handle = await openWithSchema(dialect);
         const dir = mkdtempSync(join(tmpdir(), 'saffron-workers-'));
         const journal = join(dir, 'journal.log');
         const location = locationOf(handle, dialect.name);
-        const count = dialect.name === 'postgres' ? 90 : 20;
-        const workers =
-          dialect.name === 'postgres'
-            ? [0, 1, 2].map(() =>
-                startWorker(location, ['--lease-ms', '1500', '--concurrency', '4']),
-              )
-            : [startWorker(location)];
+        const count = cluster ? WORKFLOWS : 20;
+        // short lease and zombie threshold, so the killed worker's work moves on quickly
+        const clusterFlags = [
+          '--concurrency',
+          '8',
+          '--lease-ms',
+          '3000',
+          '--heartbeat-ms',
+          '1000',
+          '--zombie-after-ms',
+          '3000',
+        ];
+        const workers = cluster
+          ? [0, 1, 2].map(() => startWorker(location, clusterFlags))
+          : [startWorker(location)];
         const exits = workers.map(exited);
         const engine: Runtime = createRuntime({
           store: handle.store,
           stepsRoot: ENGINE_STEPS,
           runTasks: false,
         });
-        const progress = async () => {
-          const byStatus = await handle.store.db
-            .selectFrom('workflow_executions')
-            .select(['status', (eb) => eb.fn.countAll().as('n')])
-            .groupBy('status')
-            .execute();
-          const tasks = await handle.store.db
-            .selectFrom('tasks')
-            .select(['status', (eb) => eb.fn.countAll().as('n')])
-            .groupBy('status')
-            .execute();
-          const stuck = await handle.store.db
-            .selectFrom('workflow_executions')
-            .select(['id', 'current_step', 'version'])
-            .where('status', '=', 'ACTIVE')
-            .limit(2)
-            .execute();
-          const beats = await handle.store.db
-            .selectFrom('workflow_heartbeats')
-            .selectAll()
-            .execute();
-          const trail = stuck[0]
-            ? (await engine.audit(stuck[0].id)).map(
-                (e) => `${e.eventType}:${e.stepName}:${JSON.stringify(e.eventData).slice(0, 80)}`,
-              )
-            : [];
-          return JSON.stringify({
-            workflows: byStatus,
-            tasks,
-            stuck,
-            beats: beats.length,
-            beat0: beats[0],
-            trail,
-          });
-        };
         try {
           const def = await definition(FLOW);
           const ids: string[] = [];
-          for (let i = 0; i < count; i++) ids.push((await engine.start(def, { journal })).id);
+          for (let i = 0; i < count; i += 50) {
+            const chunk = Array.from({ length: Math.min(50, count - i) }, () =>
+              engine.start(def, { journal }),
+            );
+            for (const wf of await Promise.all(chunk)) ids.push(wf.id);
+          }
+          let completedAtKill: number | undefined;
+          if (cluster) {
+            const victim = workers[0]!;
+            await until(
+              async () => (await completedCount(handle)) >= count / 4,
+              120_000,
+              () => progress(handle, engine),
+            );
+            victim.kill('SIGKILL');
+            completedAtKill = await completedCount(handle);
+            expect((await exits[0]!).code).toBe(null); // died by the signal, no clean exit
+          }
           await until(
-            async () => (await engine.list({ status: 'COMPLETED', limit: 1000 })).length === count,
-            90_000,
-            progress,
+            async () => (await completedCount(handle)) === count,
+            240_000,
+            () => progress(handle, engine),
           );
-          for (const id of ids) {
-            const wf = await engine.get(id);
-            expect(wf.state).toMatchObject({
+          if (completedAtKill !== undefined) expect(completedAtKill).toBeLessThan(count);
+
+          const executed = new Set(readFileSync(journal, 'utf8').trim().split('\n'));
+          expect(executed.size).toBe(count * 3); // every task body ran at least once
+
+          const applied = await applications(handle);
+          expect(applied.size).toBe(count);
+          for (const id of ids) expect(applied.get(id)).toEqual(EXACTLY_ONCE);
+          for (const id of ids.slice(0, 50)) {
+            expect((await engine.get(id)).state).toMatchObject({
               done_score: true,
               done_left: true,
               done_right: true,
               visited: ['prepare', 'finish'],
             });
-            const trail = (await engine.audit(id)).map((e) => e.eventType);
-            expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(3);
-            expect(trail.filter((e) => e === 'WORKFLOW_COMPLETED')).toHaveLength(1);
           }
-          const lines = readFileSync(journal, 'utf8').trim().split('\n');
-          const executed = new Set(lines);
-          expect(executed.size).toBe(count * 3); // every task body ran at least once
-          for (const w of workers) w.kill('SIGTERM');
-          const results = await Promise.all(exits);
-          for (const r of results) {
+
+          const survivors = cluster ? workers.slice(1) : workers;
+          for (const w of survivors) w.kill('SIGTERM');
+          for (const r of await Promise.all(cluster ? exits.slice(1) : exits)) {
             expect(r.code).toBe(0);
             expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toMatchObject({
               stopped: true,
             });
           }
-          if (dialect.name === 'postgres') {
-            const nodes = await handle.store.db
-              .selectFrom('workflow_executions')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .executeTakeFirst();
-            expect(Number(nodes?.n)).toBe(count);
-          }
+          expect(
+            await handle.store.db.selectFrom('workflow_heartbeats').selectAll().execute(),
+          ).toEqual([]);
         } finally {
           for (const w of workers)
             if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
@@ -171,7 +233,7 @@ for (const dialect of DIALECTS.filter((d) => d.name !== 'pglite')) {
           rmSync(dir, { recursive: true, force: true });
         }
       },
-      120_000,
+      400_000,
     );
   });
 }

@@ -489,6 +489,16 @@ describe('names and dependencies', () => {
     ]);
   });
 
+  it('rejects a dependency on a step declared later', () => {
+    expect(errors([std('a', { dependencies: ['b'] }), std('b')])).toEqual([
+      [
+        'DEPENDENCY_ORDER',
+        'steps[0].dependencies[0]',
+        "step 'a' depends on 'b', which is declared after it; steps run in declaration order, so declare 'b' first",
+      ],
+    ]);
+  });
+
   it('accepts a diamond of dependencies', () => {
     valid([
       std('a'),

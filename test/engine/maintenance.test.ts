@@ -76,6 +76,41 @@ for (const dialect of DIALECTS) {
       await crashing.close().catch(() => undefined);
     });
 
+    it('keeps a slow step’s heartbeat fresh, so a step longer than the zombie threshold is not recovered', async () => {
+      // real time: the pulse runs on timers
+      const owner = engineFor(handle, {
+        clock: systemClock,
+        workerId: 'slow-owner',
+        heartbeatIntervalMs: 100,
+      });
+      const scanner = engineFor(handle, { clock: systemClock, workerId: 'scanner' });
+      try {
+        const def = await definition(`
+workflow_type: slow_one
+automate_next: true
+steps:
+  - { name: nap, type: STANDARD, function: steps.slow }
+  - { name: after, type: STANDARD, function: steps.mark }
+`);
+        const running = owner.start(def, { sleep_ms: 1500 });
+        let recovered = 0;
+        const until = Date.now() + 1300;
+        while (Date.now() < until) {
+          await new Promise((r) => setTimeout(r, 150));
+          recovered += (await scanner.maintain({ zombieAfterMs: 400 })).recovered;
+        }
+        const done = await running;
+        expect(recovered).toBe(0);
+        expect(done).toMatchObject({ status: 'COMPLETED', state: { slept: ['nap'] } });
+        const trail = (await owner.audit(done.id)).map((e) => e.eventType);
+        expect(trail).not.toContain('WORKFLOW_RECOVERED');
+        expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(2);
+      } finally {
+        await owner.close();
+        await scanner.close();
+      }
+    });
+
     it('times out a PARALLEL step through its durable timer', async () => {
       const workerless = engineFor(handle, { clock, runTasks: false });
       const def = await definition(`
@@ -109,6 +144,65 @@ steps:
         String((done.state.parallel_failures as { fan: { error: string }[] }).fan[0]!.error),
       ).toContain('timed out after 5 s');
       await workerless.close();
+    });
+
+    const approval = (extra: string) => `
+workflow_type: approval_${extra.length}
+automate_next: true
+steps:
+  - { name: reserve, type: STANDARD, function: steps.reserve, compensate_function: steps.unreserve }
+  - { name: approve, type: HUMAN_IN_LOOP, function: steps.ask_human, timeout_seconds: 60${extra} }
+  - { name: after, type: STANDARD, function: steps.mark }
+`;
+
+    it('fails a step whose human input misses its deadline, rolling back the saga', async () => {
+      const wf = await rt.start(await definition(approval('')));
+      expect(wf.status).toBe('WAITING_HUMAN_INPUT');
+      clock.advance(59_000);
+      expect((await rt.maintain()).timeouts).toBe(0);
+      clock.advance(1_001);
+      expect((await rt.maintain()).timeouts).toBe(1);
+      await rt.drain();
+      const done = await rt.get(wf.id);
+      expect(done.status).toBe('FAILED_ROLLED_BACK');
+      const failed = (await rt.audit(wf.id)).find((e) => e.eventType === 'STEP_FAILED');
+      expect(failed).toMatchObject({
+        stepName: 'approve',
+        eventData: { error: { code: 'HUMAN_INPUT_TIMEOUT' } },
+      });
+      // fired once: a later pass finds nothing, and a late answer is refused
+      clock.advance(60_000);
+      expect((await rt.maintain()).timeouts).toBe(0);
+      await expect(rt.resume(wf.id, { approved: true })).rejects.toThrow(/not WAITING_HUMAN_INPUT/);
+    });
+
+    it('resumes with timeout_input when on_timeout is resume', async () => {
+      const def = await definition(
+        approval(', on_timeout: resume, timeout_input: { approved: true, by: deadline }'),
+      );
+      const wf = await rt.start(def);
+      clock.advance(60_001);
+      expect((await rt.maintain()).timeouts).toBe(1);
+      await rt.drain();
+      const done = await rt.get(wf.id);
+      expect(done).toMatchObject({
+        status: 'COMPLETED',
+        state: { approved_by: 'deadline', human_input_timed_out: true, visited: ['after'] },
+      });
+      const resumed = (await rt.audit(wf.id)).find((e) => e.eventType === 'WORKFLOW_RESUMED');
+      expect(resumed?.eventData).toEqual({ reason: 'human_input_timeout' });
+    });
+
+    it('cancels the deadline when the human answers in time', async () => {
+      const wf = await rt.start(await definition(approval('')));
+      clock.advance(30_000);
+      expect(await rt.resume(wf.id, { approved: true, by: 'ana' })).toMatchObject({
+        status: 'COMPLETED',
+        state: { approved_by: 'ana' },
+      });
+      clock.advance(60_000);
+      expect((await rt.maintain()).timeouts).toBe(0);
+      expect((await rt.get(wf.id)).status).toBe('COMPLETED');
     });
 
     it('fires a cron schedule once per tick, with two schedulers, catching up a bounded number of missed ticks', async () => {

@@ -1,0 +1,36 @@
+/**
+ * The heartbeat pulse: while this node drives workflows, their `workflow_heartbeats` rows
+ * are refreshed every half interval — also during a step that runs longer than the zombie
+ * threshold, so a slow step is never mistaken for a dead driver. Only workflows inside a
+ * drive right now are refreshed, and only rows this node still owns: a drive that died on
+ * an error leaves its row to go stale, and the zombie scanner picks the workflow up.
+ */
+import { refreshHeartbeats } from '../../runtime/index.js';
+import type { Internals } from './internals.js';
+
+/** Start pulsing; returns a function that stops the pulse and waits for one in flight. */
+export function startHeartbeatPulse(internals: Internals): () => Promise<void> {
+  const half = Math.max(50, internals.heartbeatIntervalMs / 2);
+  let inFlight: Promise<void> | undefined;
+  const pulse = async () => {
+    const now = internals.clock.now();
+    const due = [...internals.driving].filter((id) => {
+      const last = internals.lastBeat.get(id);
+      return last !== undefined && now.getTime() - last >= half;
+    });
+    if (due.length === 0) return;
+    const refreshed = await refreshHeartbeats(internals.store, internals.workerId, due, now);
+    for (const id of refreshed) internals.lastBeat.set(id, now.getTime());
+  };
+  const timer = setInterval(() => {
+    if (inFlight) return;
+    inFlight = pulse()
+      .catch((error: unknown) => internals.onError(error, internals.workerId))
+      .finally(() => (inFlight = undefined));
+  }, half);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await inFlight;
+  };
+}
