@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerCloudCommands } from './commands/cloud.js';
 import { registerDbCommands } from './commands/db.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerScheduleCommands } from './commands/schedules.js';
@@ -46,6 +47,7 @@ export function buildProgram(io: CliIo): Command {
   registerStartCommand(program, io);
   registerWorkflowCommands(program, io);
   registerWorkerCommand(program, io);
+  registerCloudCommands(program, io);
   registerScheduleCommands(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({

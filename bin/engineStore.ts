@@ -16,8 +16,13 @@ import {
   type Store,
   type StoreTarget,
 } from '../runtime/store/index.js';
-import type { CliIo } from './io.js';
-import { type DatabaseOptions, explicitLocation, parseLocation } from './storeOption.js';
+import { CliExit, type CliIo } from './io.js';
+import {
+  cloudTarget,
+  type DatabaseOptions,
+  explicitLocation,
+  parseLocation,
+} from './storeOption.js';
 
 /** Where the engine commands' database is. */
 export function engineTarget(options: DatabaseOptions, io: CliIo): StoreTarget {
@@ -46,6 +51,29 @@ export async function openEngineStore(
   maxConnections = 4,
 ): Promise<Store> {
   const target = engineTarget(options, io);
+  const store = await openStore(target, { postgres: { maxConnections } });
+  try {
+    await prepareSchema(store, describeStoreTarget(target), io);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
+/**
+ * Open the control plane's database (`--db`, else DATABASE_URL, else embedded PGlite under
+ * SAFFRON_DATA_DIR) with its migrations applied; the caller closes it. SQLite is an edge
+ * database and is refused.
+ */
+export async function openCloudStore(
+  options: DatabaseOptions,
+  io: CliIo,
+  maxConnections = 10,
+): Promise<Store> {
+  const target = cloudTarget(options, io);
+  if (target.kind === 'sqlite')
+    throw new CliExit(2, 'the control plane needs PostgreSQL or PGlite, not a SQLite file');
   const store = await openStore(target, { postgres: { maxConnections } });
   try {
     await prepareSchema(store, describeStoreTarget(target), io);

@@ -4,6 +4,16 @@
  * operation that reads them.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type {
+  ApiTokensTable,
+  CommandAuditLogTable,
+  DeviceAssignmentsTable,
+  DeviceCommandsTable,
+  DeviceConfigsTable,
+  EdgeDevicesTable,
+  PoliciesTable,
+  SafTransactionsTable,
+} from './cloudTables.js';
 
 /** JSONB (cloud) or JSON text (edge): written as text, read raw. */
 export type JsonColumn = ColumnType<unknown, string, string>;
@@ -121,29 +131,6 @@ export interface CompensationLogTable {
   executed_at: DefaultTime;
 }
 
-/** edge_devices row (the columns the runtime touches today). */
-export interface EdgeDevicesTable {
-  device_id: string;
-  device_name: string | null;
-  device_type: string | null;
-  location: string | null;
-  registration_key: string | null;
-  api_key: string | null;
-  status: ColumnType<string, string | undefined, string>;
-  metadata: DefaultJson;
-  created_at: DefaultTime;
-}
-
-/** device_commands row (the columns the runtime touches today). */
-export interface DeviceCommandsTable {
-  command_id: string;
-  device_id: string;
-  command_type: string;
-  payload: DefaultJson;
-  status: ColumnType<string, string | undefined, string>;
-  created_at: DefaultTime;
-}
-
 /** workflow_timers row. */
 export interface WorkflowTimersTable {
   id: string;
@@ -183,6 +170,12 @@ export interface Database {
   compensation_log: CompensationLogTable;
   edge_devices: EdgeDevicesTable;
   device_commands: DeviceCommandsTable;
+  api_tokens: ApiTokensTable;
+  device_configs: DeviceConfigsTable;
+  policies: PoliciesTable;
+  device_assignments: DeviceAssignmentsTable;
+  saf_transactions: SafTransactionsTable;
+  command_audit_log: CommandAuditLogTable;
   workflow_timers: WorkflowTimersTable;
   scheduled_workflows: ScheduledWorkflowsTable;
 }

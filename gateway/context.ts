@@ -1,0 +1,22 @@
+/** What every route module gets: the server, the stores, the engine and shared services. */
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Runtime } from '../actors/index.js';
+import type { Store } from '../runtime/index.js';
+import type { AuthDeps } from './auth/authenticate.js';
+import type { Keyring } from './keys.js';
+import type { OpenApiRegistry } from './openapi.js';
+
+/** Shared parts of one gateway instance. */
+export interface GatewayContext {
+  app: FastifyInstance;
+  store: Store;
+  keys: Keyring;
+  runtime: Runtime;
+  openapi: OpenApiRegistry;
+  metrics: Registry;
+  auth: AuthDeps;
+  now(): Date;
+  /** Work to finish before the store closes (in-flight commits, sockets). */
+  onClose(hook: () => Promise<void>): void;
+}

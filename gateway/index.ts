@@ -1,0 +1,12 @@
+/**
+ * The cloud control plane (DESIGN §5–6): an HTTP API under `/api/v1` and the device
+ * WebSocket gateway, over a PostgreSQL or embedded PGlite store.
+ */
+export { createGateway, type Gateway, type GatewayOptions, type RouteModule } from './server.js';
+export { ephemeralKeyring, loadKeyring, type Keyring } from './keys.js';
+export { createApiToken, type CreatedToken } from './auth/tokens.js';
+export { deviceAuthHeaders, signRequest } from './auth/deviceSignature.js';
+export { USER_ROLES, type Principal, type UserRole } from './auth/principal.js';
+export { Problem } from './problem.js';
+export { route, type Access, type RouteSpec } from './route.js';
+export type { GatewayContext } from './context.js';

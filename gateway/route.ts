@@ -1,0 +1,126 @@
+/**
+ * Declaring a route: method, URL, who may call it, and zod schemas for its parameters,
+ * query, body and response. The declaration authenticates and authorizes the caller,
+ * validates every input (problem+json on failure), documents the operation in the OpenAPI
+ * document, and sends what the handler returns as JSON. A handler that answers itself
+ * (304, binary bodies, WebSocket) returns the `reply`.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { authenticate } from './auth/authenticate.js';
+import { requireRole, type Principal, type UserRole } from './auth/principal.js';
+import type { GatewayContext } from './context.js';
+import { parsePart } from './validate.js';
+
+/** Who may call a route. */
+export type Access =
+  | { public: true }
+  /** Operators with one of `roles`; devices too when `devices` (the handler checks ownership). */
+  | { roles: readonly UserRole[]; devices?: boolean };
+
+/** A route declaration. */
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  summary: string;
+  tags: readonly string[];
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response?: z.ZodType;
+  /** Status of a successful JSON answer (default 200; 204 when the handler returns undefined). */
+  status?: number;
+  /** Largest body in bytes (default: the server's limit). */
+  bodyLimit?: number;
+}
+
+/** What a handler gets. */
+export interface RouteInput<P, Q, B, A> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: A;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type PrincipalOf<A extends Access> = A extends { public: true } ? undefined : Principal;
+
+/** The raw bytes of the request body (kept by the JSON parser for signatures). */
+export function rawBody(request: FastifyRequest): Uint8Array {
+  return (request as FastifyRequest & { rawBody?: Buffer }).rawBody ?? new Uint8Array();
+}
+
+/** Declare a route on the gateway. */
+export function route<
+  A extends Access,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
+  ctx: GatewayContext,
+  spec: Omit<RouteSpec, 'params' | 'query' | 'body' | 'access'> & {
+    access: A;
+    params?: P;
+    query?: Q;
+    body?: B;
+  },
+  handler: (input: RouteInput<Out<P>, Out<Q>, Out<B>, PrincipalOf<A>>) => Promise<unknown>,
+): void {
+  const access: Access = spec.access;
+  ctx.openapi.add({
+    method: spec.method,
+    url: spec.url,
+    summary: spec.summary,
+    tags: spec.tags,
+    security: 'public' in access ? 'none' : access.devices ? 'user-or-device' : 'user',
+    ...(spec.params ? { params: spec.params } : {}),
+    ...(spec.query ? { query: spec.query } : {}),
+    ...(spec.body ? { body: spec.body } : {}),
+    ...(spec.response ? { response: spec.response } : {}),
+    successStatus: spec.status ?? 200,
+  });
+  ctx.app.route({
+    method: spec.method,
+    url: spec.url,
+    ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
+    handler: async (request, reply) => {
+      let principal: Principal | undefined;
+      if (!('public' in access)) {
+        principal = await authenticate(ctx.auth, {
+          authorization: request.headers.authorization,
+          timestamp: header(request, 'x-saffron-timestamp'),
+          nonce: header(request, 'x-saffron-nonce'),
+          method: request.method,
+          pathWithQuery: request.url,
+          body: rawBody(request),
+        });
+        if (principal.kind === 'user') requireRole(principal, access.roles);
+        else if (!access.devices) requireRole(principal, access.roles); // 403 for devices
+      }
+      const input = {
+        params: spec.params ? parsePart(spec.params, request.params, 'params') : undefined,
+        query: spec.query ? parsePart(spec.query, request.query, 'query') : undefined,
+        body: spec.body ? parsePart(spec.body, request.body, 'body') : undefined,
+        principal,
+        request,
+        reply,
+      } as RouteInput<Out<P>, Out<Q>, Out<B>, PrincipalOf<A>>;
+      const result = await handler(input);
+      if (result === reply || reply.sent) return reply;
+      if (result === undefined) return reply.code(204).send();
+      return reply.code(spec.status ?? 200).send(result);
+    },
+  });
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
