@@ -19,7 +19,7 @@ export function registerCoreRoutes(ctx: GatewayContext, version: string): void {
       tags: ['ops'],
       access: { public: true },
     },
-    async () => ({ status: 'ok' }),
+    () => Promise.resolve({ status: 'ok' }),
   );
   route(
     ctx,
@@ -59,6 +59,6 @@ export function registerCoreRoutes(ctx: GatewayContext, version: string): void {
       tags: ['ops'],
       access: { public: true },
     },
-    async () => ctx.openapi.document(version),
+    () => Promise.resolve(ctx.openapi.document(version)),
   );
 }

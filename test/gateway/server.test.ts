@@ -57,7 +57,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('rejects every broken device signature with a 401 naming the check', async () => {
       const secret = await gw.insertDevice('pos-2');
-      const signed = (overrides: Partial<Record<string, string>> = {}, key = secret) => ({
+      const signed = (overrides: Record<string, string> = {}, key = secret) => ({
         ...deviceAuthHeaders('pos-2', key, { method: 'GET', pathWithQuery: '/metrics', body: '' }),
         ...overrides,
       });
