@@ -19,14 +19,9 @@ import {
   openStore,
   type Store,
 } from '../runtime/index.js';
-import { type BenchOptions, type BenchResult, round } from './harness.js';
+import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
 
 const STEPS = 5;
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function rawCommits(store: Store, concurrency: number, seconds: number): Promise<number> {
   const driver = store.driver;

@@ -18,6 +18,8 @@ export interface BenchResult {
 export interface BenchOptions {
   /** Scale factor for iteration counts (`--scale 0.1` for a smoke run). */
   scale: number;
+  /** Benchmark-specific `--FLAG VALUE` pairs from the command line, by flag name without dashes. */
+  flags: Readonly<Record<string, string>>;
   progress: (message: string) => void;
 }
 
@@ -27,6 +29,12 @@ export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The `p`th percentile (0–100) of ascending `sorted` values, nearest rank (0 for none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Operations per second of running `op` `count` times one after another. */

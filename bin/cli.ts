@@ -11,6 +11,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerScheduleCommands } from './commands/schedules.js';
 import { registerStartCommand } from './commands/start.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerWasmCommands } from './commands/wasm.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { registerWorkflowCommands } from './commands/workflows.js';
 import { type CliIo, processIo, reportError } from './io.js';
@@ -49,6 +50,7 @@ export function buildProgram(io: CliIo): Command {
   registerWorkerCommand(program, io);
   registerCloudCommands(program, io);
   registerScheduleCommands(program, io);
+  registerWasmCommands(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({
       writeOut: (s) => io.stdout.write(s),

@@ -1,7 +1,8 @@
 /**
  * One engine command's runtime: the engine database opened and its schema brought up to
  * date, a runtime over it whose step functions load from the steps root, and both closed
- * whatever happens. Secrets come from the command's environment (`SAFFRON_SECRET_<NAME>`).
+ * whatever happens. Secrets come from the command's environment (`SAFFRON_SECRET_<NAME>`),
+ * and so does WASM_STORAGE_DIR.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -14,6 +15,7 @@ import {
 } from '../actors/index.js';
 import type { Store } from '../runtime/store/index.js';
 import { envSecrets } from '../runtime/template/index.js';
+import { storeWasmSource, wasmStorageDir } from '../runtime/wasm/index.js';
 import { registerWorkflowFolder } from './definitions.js';
 import { openEngineStore } from './engineStore.js';
 import type { CliIo } from './io.js';
@@ -87,6 +89,8 @@ export async function withRuntime<T>(
       stepsRoot: setup.stepsRoot,
       registry: setup.registry,
       secrets: envSecrets(io.env),
+      // WASM binaries: device_wasm_cache on SQLite, WASM_STORAGE_DIR files on the cloud.
+      wasmSource: storeWasmSource(store, { storageDir: wasmStorageDir(io.env, io.cwd) }),
       onBackgroundError: (error, id) =>
         io.stderr.write(`saffron: background drive of workflow ${id} failed: ${String(error)}\n`),
       ...(typeof setup.runtime === 'function' ? setup.runtime() : setup.runtime),

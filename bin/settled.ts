@@ -6,7 +6,8 @@
 import type { WorkflowStatus } from '../runtime/model/statuses.js';
 import type { WorkflowRecord } from '../runtime/store/index.js';
 import { CliExit, type CliIo } from './io.js';
-import { printWorkflow, workflowError } from './printWorkflow.js';
+import { workflowError } from '../actors/index.js';
+import { printWorkflow } from './printWorkflow.js';
 
 /** Whether a workflow at `status` has not failed (it completed, waits, or is still running). */
 export function succeeded(status: WorkflowStatus): boolean {

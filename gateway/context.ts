@@ -13,6 +13,8 @@ export interface GatewayContext {
   store: Store;
   keys: Keyring;
   runtime: Runtime;
+  /** Root of the step modules that registered definitions name. */
+  stepsRoot: string;
   openapi: OpenApiRegistry;
   metrics: Registry;
   auth: AuthDeps;

@@ -27,6 +27,8 @@ export interface GatewayOptions {
   keys: Keyring;
   /** The engine over `store`; by default one is created (and closed with the gateway). */
   runtime?: Runtime;
+  /** Root of step modules for definitions registered through the API (default: cwd). */
+  stepsRoot?: string;
   /** Route modules to register besides the core ones (default: all of them). */
   routes?: readonly RouteModule[];
   /** Largest request body in bytes (default 1 MiB). */
@@ -116,13 +118,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   const now = options.now ?? (() => new Date());
   const ownRuntime = options.runtime === undefined;
-  const runtime = options.runtime ?? createRuntime({ store: options.store, runTasks: true });
+  const stepsRoot = options.stepsRoot ?? process.cwd();
+  const runtime =
+    options.runtime ?? createRuntime({ store: options.store, stepsRoot, runTasks: true });
   const closeHooks: (() => Promise<void>)[] = [];
   const context: GatewayContext = {
     app,
     store: options.store,
     keys: options.keys,
     runtime,
+    stepsRoot,
     openapi: new OpenApiRegistry(),
     metrics,
     now,

@@ -55,6 +55,8 @@ export interface CommitPlan {
   /** Settle this workflow's pending timers (all, or one step's), in order. */
   settleTimers: { status: 'FIRED' | 'CANCELLED'; stepName?: string }[];
   compensations: CompensationEntry[];
+  /** Rows the embedder writes with this commit (see `RuntimeOptions.onSettled`). */
+  outbox: ((tx: StoreHandle) => Promise<void>)[];
   /** Refresh the owner's heartbeat, remove it (waiting or ended), or leave it. */
   heartbeat: { workerId: string; currentStep: string | null; at: Date } | 'delete' | 'keep';
 }
@@ -66,7 +68,8 @@ const isStepOnly = (p: CommitPlan) =>
   !p.schedules.length &&
   !p.timers.length &&
   !p.settleTimers.length &&
-  !p.compensations.length;
+  !p.compensations.length &&
+  !p.outbox.length;
 
 function toStepCommit(p: CommitPlan): StepCommit {
   return {
@@ -109,6 +112,7 @@ export function newPlan(
     childBeats: [],
     settleTimers: [],
     compensations: [],
+    outbox: [],
     heartbeat,
   };
 }
@@ -167,6 +171,7 @@ export async function writePlans(
       await settleTimers(tx, p.workflowId, settle.status, settle.stepName);
     for (const t of p.timers) await insertTimer(tx, t);
     for (const c of p.compensations) await recordCompensation(tx, c);
+    for (const write of p.outbox) await write(tx);
   }
   return plans.map((p) => (p.created ? 0 : p.expectedVersion + 1));
 }

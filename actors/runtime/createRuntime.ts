@@ -11,19 +11,26 @@
 import { hostname } from 'node:os';
 import {
   ConflictError,
+  createModelRegistry,
+  createWasmRunner,
   envSecrets,
   getWorkflowByIdempotencyKey,
   inlineExecutor,
   listAuditEvents,
   listWorkflows,
   randomIds,
+  storeWasmSource,
   systemClock,
   type Clock,
   type FaultHook,
   type Ids,
   type JsonObject,
+  type ModelRegistry,
+  type ModelRegistryOptions,
   type SecretProvider,
   type StepExecutor,
+  type WasmBinarySource,
+  type WasmLimits,
   type Store,
   type StoredAuditEvent,
   type WorkflowDefinition,
@@ -33,7 +40,7 @@ import {
 import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
 import { createCommitQueue } from './commitQueue.js';
-import type { Internals } from './internals.js';
+import type { Internals, SettledHook } from './internals.js';
 import { isTerminal } from './plan.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
 import { maintain, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
@@ -50,6 +57,7 @@ import {
 } from './start.js';
 
 export type { StartManyOptions };
+export type { SettledHook, SettledWorkflow } from './internals.js';
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -62,6 +70,22 @@ export interface RuntimeOptions {
   ids?: Ids;
   /** Secrets for `{{ secrets.NAME }}` and `context.secrets` (default: SAFFRON_SECRET_<NAME>). */
   secrets?: SecretProvider;
+  /**
+   * Models of AI_INFERENCE steps: `modelsDir` (default: SAFFRON_MODELS_DIR) holds
+   * `<model_name>.onnx` files, `model_path` resolves under `root` (default: `stepsRoot`),
+   * `custom` registers `runtime: custom` functions and `providers` adds runtimes such as
+   * tflite (definitions naming a runtime without a provider fail to load). The runtime owns
+   * the registry: `close()` releases its sessions.
+   */
+  inference?: ModelRegistryOptions;
+  /**
+   * Where WASM steps' binaries come from, by SHA-256 (default: from the store — its
+   * `device_wasm_cache` on SQLite, `wasm_components` files under WASM_STORAGE_DIR on
+   * PostgreSQL and PGlite; see `storeWasmSource`).
+   */
+  wasmSource?: WasmBinarySource;
+  /** WASM sandbox limits: threads (default 2), guest memory cap (256 MiB), stdout (1 MiB). */
+  wasm?: WasmLimits;
   /** Workflow types this runtime can start; more can be registered later. */
   definitions?: readonly WorkflowDefinition[];
   registry?: WorkflowRegistry;
@@ -86,6 +110,13 @@ export interface RuntimeOptions {
   driveChildren?: boolean;
   /** Called at named points of the commit path; tests use it to simulate crashes. */
   faults?: FaultHook;
+  /**
+   * Called when a workflow reaches a terminal status; what it returns is written in the
+   * same transaction as that status (an outbox: the edge agent records a store-and-forward
+   * transaction this way, so a completed payment and its record exist together or not at
+   * all). Must not throw for a workflow it does not care about: return undefined.
+   */
+  onSettled?: SettledHook;
   /** Where errors of background drives go (default: stderr). */
   onBackgroundError?: (error: unknown, workflowId: string) => void;
 }
@@ -103,6 +134,8 @@ export interface StartOptions {
 /** The engine API. */
 export interface Runtime {
   readonly registry: WorkflowRegistry;
+  /** Models of AI_INFERENCE steps: register custom functions, preload models. */
+  readonly inference: ModelRegistry;
   /** Create a workflow of a registered type (or of the given definition) and run its first step. */
   start(
     workflow: string | WorkflowDefinition,
@@ -150,6 +183,12 @@ export interface Runtime {
 
 /** Create a runtime over `options.store`. */
 export function createRuntime(options: RuntimeOptions): Runtime {
+  const modelsDir = options.inference?.modelsDir ?? process.env.SAFFRON_MODELS_DIR;
+  const inference = createModelRegistry({
+    ...options.inference,
+    root: options.inference?.root ?? options.stepsRoot ?? process.cwd(),
+    ...(modelsDir === undefined ? {} : { modelsDir }),
+  });
   const locks = new Map<string, Promise<unknown>>();
   const pending = new Set<Promise<unknown>>();
   const onBackgroundError =
@@ -164,9 +203,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clock: options.clock ?? systemClock,
     ids: options.ids ?? randomIds,
     secrets: options.secrets ?? envSecrets(),
-    registry: options.registry ?? createWorkflowRegistry(options.definitions),
+    inference,
+    wasm: createWasmRunner({
+      ...options.wasm,
+      source: options.wasmSource ?? storeWasmSource(options.store),
+    }),
+    registry:
+      options.registry ??
+      createWorkflowRegistry(options.definitions, { aiRuntimes: inference.runtimes() }),
     workerId: options.workerId ?? `${hostname()}:${process.pid}`,
     faults: options.faults,
+    onSettled: options.onSettled,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
     lastBeat: new Map(),
     driving: new Set(),
@@ -211,6 +258,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const runtime: Runtime = {
     registry: internals.registry,
+    inference,
 
     async start(workflow, data, startOptions = {}) {
       const definition = definitionOf(internals, workflow);
@@ -302,6 +350,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await drain();
       await stopPulse();
       await internals.executor.close();
+      await inference.close();
+      await internals.wasm.close();
     },
   };
   return runtime;

@@ -287,6 +287,8 @@ async function runStep(
     secrets: internals.secrets,
     attempt: ahead ? 0 : workflowContext(current.live).attempt,
     knowsWorkflowType: (type) => internals.registry.get(type) !== undefined,
+    inference: internals.inference,
+    wasm: internals.wasm,
   });
 }
 

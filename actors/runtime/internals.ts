@@ -6,16 +6,34 @@ import {
   type FaultHook,
   type FaultPoint,
   type Ids,
+  type JsonObject,
+  type ModelRegistry,
   type SecretProvider,
   type StepExecutor,
+  type WasmRunner,
   type Store,
+  type StoreHandle,
   type WorkflowDefinition,
   type WorkflowRecord,
+  type WorkflowStatus,
 } from '../../runtime/index.js';
 import { compileWorkflowMachine, type CompiledWorkflow } from '../workflow/compileMachine.js';
 import { restoreWorkflowSnapshot, type WorkflowSnapshot } from '../workflow/snapshot.js';
 import type { CommitQueue } from './commitQueue.js';
 import type { WorkflowRegistry } from './registry.js';
+
+/** A workflow reaching a terminal status, as this commit will leave it. */
+export interface SettledWorkflow {
+  /** The row before the transition (id, type, version, owner, metadata, …). */
+  record: WorkflowRecord;
+  status: WorkflowStatus;
+  state: JsonObject;
+}
+
+/** Rows to write with a workflow's terminal commit, or undefined for none. */
+export type SettledHook = (
+  workflow: SettledWorkflow,
+) => ((tx: StoreHandle) => Promise<void>) | undefined;
 
 /** Shared parts of one runtime instance. */
 export interface Internals {
@@ -24,9 +42,15 @@ export interface Internals {
   clock: Clock;
   ids: Ids;
   secrets: SecretProvider;
+  /** Models of AI_INFERENCE steps (owned by the runtime, closed with it). */
+  inference: ModelRegistry;
+  /** Sandbox of WASM steps (owned by the runtime, closed with it; threads start on first use). */
+  wasm: WasmRunner;
   registry: WorkflowRegistry;
   workerId: string;
   faults: FaultHook | undefined;
+  /** See `RuntimeOptions.onSettled`. */
+  onSettled: SettledHook | undefined;
   /** How often a running workflow's heartbeat is refreshed. */
   heartbeatIntervalMs: number;
   /** When this node last wrote each running workflow's heartbeat (epoch ms). */

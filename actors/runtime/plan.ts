@@ -169,6 +169,10 @@ export function buildTransition(
     for (const l of effects.logs) plan.logs.push({ workflowId: record.id, ...l, at: now });
     for (const a of effects.audit) plan.audit.push({ workflowId: record.id, ...a });
   }
+  if (internals.onSettled && isTerminal(status) && !isTerminal(record.status)) {
+    const write = internals.onSettled({ record, status, state });
+    if (write) plan.outbox.push(write);
+  }
   // a timer can be pending only while a retry is scheduled
   if (
     key in FINAL_STATES &&

@@ -5,7 +5,11 @@
  */
 import { readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { loadDefinitionFile, type WorkflowDefinition } from '../../runtime/index.js';
+import {
+  loadDefinitionFile,
+  type AiRuntime,
+  type WorkflowDefinition,
+} from '../../runtime/index.js';
 
 /** Definitions by workflow type. */
 export interface WorkflowRegistry {
@@ -18,20 +22,31 @@ export interface WorkflowRegistry {
   registerDirectory(dir: string, stepsRoot?: string): Promise<WorkflowDefinition[]>;
 }
 
+/** Options of {@link createWorkflowRegistry}. */
+export interface WorkflowRegistryOptions {
+  /**
+   * AI_INFERENCE runtimes files may use (default onnx and custom): `createRuntime` passes the
+   * kinds it has providers for, so `runtime: tflite` loads only where it can run.
+   */
+  aiRuntimes?: readonly AiRuntime[];
+}
+
 /** A new, empty registry. */
 export function createWorkflowRegistry(
   initial: readonly WorkflowDefinition[] = [],
+  options: WorkflowRegistryOptions = {},
 ): WorkflowRegistry {
+  const loadOptions = options.aiRuntimes === undefined ? {} : { aiRuntimes: options.aiRuntimes };
   const byType = new Map<string, WorkflowDefinition>();
   const registry: WorkflowRegistry = {
     register: (definition) => void byType.set(definition.workflow_type, definition),
     get: (type) => byType.get(type),
     types: () => [...byType.keys()].sort(),
     async registerFile(file, stepsRoot) {
-      const { definition } = await loadDefinitionFile(
-        file,
-        stepsRoot === undefined ? {} : { stepsRoot },
-      );
+      const { definition } = await loadDefinitionFile(file, {
+        ...loadOptions,
+        ...(stepsRoot === undefined ? {} : { stepsRoot }),
+      });
       registry.register(definition);
       return definition;
     },

@@ -4,52 +4,52 @@
  * group's last task merges the results in declaration order (with the step's merge rules)
  * and resumes the workflow — in the same transaction that records the completion, under a
  * lock on the group's rows, so a result is applied exactly once however many workers finish
- * at the same moment.
+ * at the same moment (taskOutcomes.ts).
+ *
+ * A worker keeps up to `batch` tasks in flight, each holding a slot from its claim until its
+ * outcome is durable; freed slots are refilled at once rather than after the whole batch,
+ * on PostgreSQL by the very statement that records the outcomes. A claim fills every free
+ * slot: a batch costs a fixed number of statements, so the larger the batches, the less
+ * each task pays.
  *
  * A task's function gets the state snapshot taken at dispatch; what it returns, and what it
  * changed in place, is its result. Failures are retried with exponential backoff up to the
  * task's `max_attempts`; a worker that dies leaves its claim to expire (`leaseMs`), after
- * which `releaseExpiredTasks` hands the task to another worker.
+ * which the next claim of any worker takes the task over.
  */
 import {
-  appendAuditEvents,
-  appendStepLogs,
   claimTasks,
-  failUnfinishedTasks,
   createStepLogger,
-  finishTask,
-  getWorkflow,
+  failUnfinishedTasks,
   invokeStepFunction,
   listTaskGroup,
   lockTaskGroup,
-  mergeAll,
   noEffects,
-  releaseExpiredTasks,
-  StepError,
   toError,
   type ClaimedTask,
   type JsonObject,
   type StepContext,
-  type StoreHandle,
+  type TaskClaim,
   type TaskFinish,
 } from '../../runtime/index.js';
-import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
-import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
-import { writePlans } from './commit.js';
-import { driveWorkflow } from './drive.js';
-import { finishAudit } from './outcome.js';
-import { type Internals, restoreLive } from './internals.js';
-import { automateNext, buildTransition, compensationOf, isTerminal } from './plan.js';
+import type { TaskOutcome } from '../../runtime/store/tasks/finishTasks.js';
+import type { Internals } from './internals.js';
+import {
+  createOutcomeQueue,
+  type OutcomeQueue,
+  type Refill,
+  settleGroups,
+} from './taskOutcomes.js';
 
 /** Options of a task-running loop. */
 export interface TaskRunOptions {
-  /** Claim at most this many tasks at a time (default 8). */
+  /** Tasks in flight at once, from claim to recorded outcome (default 8). */
   batch?: number;
   /** How long a claim holds before another worker may take the task over (default: the runtime's `taskLeaseMs`). */
   leaseMs?: number;
   /** Serve only these data regions (and tasks without a region). */
   regions?: readonly string[];
-  /** Claim no new batch after this moment (epoch ms), so a busy worker still gets to its maintenance. */
+  /** Claim no new tasks after this moment (epoch ms), so a busy worker still gets to its maintenance. */
   stopAfter?: number;
 }
 
@@ -67,8 +67,42 @@ function changedKeys(before: JsonObject, after: JsonObject): JsonObject {
 export const taskBackoffMs = (attempt: number) =>
   Math.min(1000 * 2 ** Math.max(0, attempt - 1), 300_000);
 
-/** Run one claimed task and record its outcome. */
-export async function runClaimedTask(internals: Internals, task: ClaimedTask): Promise<void> {
+/** What `task` ended with, as the row and audit event that record it. */
+function outcomeOf(
+  internals: Internals,
+  task: ClaimedTask,
+  finish: TaskFinish,
+  logs: ReturnType<typeof noEffects>['logs'],
+): TaskOutcome {
+  const now = internals.clock.now();
+  const eventData: Record<string, unknown> = {
+    task: task.context.taskName ?? task.stepName,
+    task_id: task.id,
+    attempt: task.attempts,
+    status: finish.status,
+  };
+  if (finish.status !== 'COMPLETED') eventData.error = finish.error;
+  return {
+    taskId: task.id,
+    workflowId: task.workflowId,
+    group: task.parallelGroup ?? task.id,
+    finish,
+    audit: {
+      workflowId: task.workflowId,
+      eventType: finish.status === 'COMPLETED' ? 'TASK_COMPLETED' : 'STEP_FAILED',
+      stepName: task.stepName,
+      eventData,
+    },
+    logs: logs.map((l) => ({ workflowId: task.workflowId, ...l, at: now })),
+  };
+}
+
+/** Run one claimed task and hand its outcome to `outcomes`; resolves once it is recorded. */
+async function runClaimedTask(
+  internals: Internals,
+  task: ClaimedTask,
+  outcomes: OutcomeQueue,
+): Promise<void> {
   const effects = noEffects();
   const name = typeof task.context.taskName === 'string' ? task.context.taskName : task.stepName;
   const context: StepContext = {
@@ -108,150 +142,7 @@ export async function runClaimedTask(internals: Internals, task: ClaimedTask): P
   } catch (error) {
     finish = { status: 'FAILED', error: toError(error).message };
   }
-  await completeTask(internals, task, finish, effects.logs);
-}
-
-/**
- * If every task of `group` has ended and the workflow still waits for the group, merge the
- * results and move the workflow on, inside `tx`; returns what to start after the commit.
- */
-async function settleTaskGroup(
-  internals: Internals,
-  tx: StoreHandle,
-  workflowId: string,
-  group: string,
-  now: Date,
-): Promise<(() => void) | undefined> {
-  const tasks = await listTaskGroup(tx, workflowId, group);
-  if (tasks.some((t) => t.status === 'PENDING' || t.status === 'CLAIMED')) return undefined;
-  const record = await getWorkflow(tx, workflowId);
-  if (!record) return undefined;
-  const current = restoreLive(internals, record);
-  const position = workflowPosition(current.live);
-  if (position.sub !== 'waitingTasks' || workflowContext(current.live).taskGroup !== group) return;
-  const step = current.live.compiled.stepAt(position.key)!.step;
-  const failed = tasks.filter((t) => t.status !== 'COMPLETED');
-  const results = tasks.filter((t) => t.status === 'COMPLETED').map((t) => t.result ?? {});
-  const options =
-    step.type === 'PARALLEL'
-      ? { strategy: step.merge_strategy, onConflict: step.merge_conflict_behavior }
-      : {};
-  let state = record.state;
-  let error: StepError | undefined;
-  try {
-    state = mergeAll(record.state, results, options);
-  } catch (cause) {
-    error = new StepError('STEP_RESULT_INVALID', step.name, toError(cause).message, { cause });
-  }
-  const partial = step.type === 'PARALLEL' && step.allow_partial_success;
-  if (!error && failed.length > 0 && !partial) {
-    error = new StepError(
-      'STEP_FUNCTION_FAILED',
-      step.name,
-      `${failed.length} of ${tasks.length} task(s) failed: ${failed.map((t) => `${t.name}: ${t.error ?? t.status}`).join('; ')}`,
-      {
-        details: { failed: failed.map((t) => t.name) },
-      },
-    );
-  }
-  if (!error && failed.length > 0) {
-    const previous = (state.parallel_failures as JsonObject | undefined) ?? {};
-    state = {
-      ...state,
-      parallel_failures: {
-        ...previous,
-        [step.name]: failed.map((t) => ({ task: t.name, error: t.error })),
-      },
-    };
-  }
-  const events: WorkflowEvent[] = error
-    ? [
-        wfEvents.stepFailed(step.name, {
-          code: error.code,
-          message: error.message,
-          step: step.name,
-        }),
-      ]
-    : [wfEvents.tasksCompleted(step.name, compensationOf(step))];
-  const t = buildTransition(
-    internals,
-    current,
-    events,
-    error ? record.state : state,
-    undefined,
-    !error && automateNext(step, current.live),
-  );
-  t.plan.audit.push(
-    error
-      ? {
-          workflowId: record.id,
-          eventType: 'STEP_FAILED',
-          stepName: step.name,
-          eventData: { error: { code: error.code, message: error.message, step: step.name } },
-        }
-      : {
-          workflowId: record.id,
-          eventType: 'STEP_EXECUTED',
-          stepName: step.name,
-          eventData: { kind: step.type, tasks: tasks.length, failed: failed.length },
-        },
-  );
-  if (step.type === 'PARALLEL' && step.timeout_seconds !== undefined)
-    t.plan.settleTimers.push({ status: 'CANCELLED', stepName: step.name });
-  finishAudit(t, record.id);
-  await writePlans(tx, [t.plan], now);
-  const advance = !error && automateNext(step, t.next);
-  return () => {
-    if (!internals.driveChildren && !internals.runTasks) return;
-    if ((t.status === 'ACTIVE' && advance) || workflowPosition(t.next).key === 'compensating') {
-      internals.background(record.id, () =>
-        driveWorkflow(internals, record.id, { kind: 'continue' }),
-      );
-    }
-    if (isTerminal(t.status) && record.parentWorkflowId) {
-      const parent = record.parentWorkflowId;
-      internals.background(parent, () => driveWorkflow(internals, parent, { kind: 'child-done' }));
-    }
-  };
-}
-
-/** Record a task's outcome and, if it was the last of its group, resume the workflow. */
-async function completeTask(
-  internals: Internals,
-  task: ClaimedTask,
-  finish: TaskFinish,
-  logs: ReturnType<typeof noEffects>['logs'],
-): Promise<void> {
-  const group = task.parallelGroup ?? task.id;
-  let after: (() => void) | undefined;
-  await internals.exclusive(task.workflowId, () =>
-    internals.store.transaction(async (tx) => {
-      const now = internals.clock.now();
-      await lockTaskGroup(tx, task.workflowId, group);
-      if (!(await finishTask(tx, task.id, internals.workerId, finish, now))) return;
-      await appendStepLogs(
-        tx,
-        logs.map((l) => ({ workflowId: task.workflowId, ...l, at: now })),
-      );
-      await appendAuditEvents(tx, [
-        {
-          workflowId: task.workflowId,
-          eventType: finish.status === 'COMPLETED' ? 'TASK_COMPLETED' : 'STEP_FAILED',
-          stepName: task.stepName,
-          eventData: {
-            task: task.context.taskName ?? task.stepName,
-            task_id: task.id,
-            attempt: task.attempts,
-            status: finish.status,
-            ...(finish.status === 'COMPLETED' ? {} : { error: finish.error }),
-          },
-        },
-      ]);
-      if (finish.status === 'RETRY') return;
-      after = await settleTaskGroup(internals, tx, task.workflowId, group, now);
-    }),
-  );
-  after?.();
+  await outcomes.record({ task, outcome: outcomeOf(internals, task, finish, effects.logs) });
 }
 
 /** Claim and run due tasks until none is left; returns how many ran. */
@@ -259,21 +150,68 @@ export async function drainTasks(
   internals: Internals,
   options: TaskRunOptions = {},
 ): Promise<number> {
+  const slots = Math.max(1, Math.floor(options.batch ?? 8));
+  let running = 0; // tasks claimed and not yet recorded
+  let claiming = 0; // slots promised to claims under way
   let ran = 0;
-  for (;;) {
-    await releaseExpiredTasks(internals.store, internals.clock.now());
-    const claimed = await claimTasks(internals.store, {
-      workerId: internals.workerId,
-      limit: options.batch ?? 8,
-      leaseMs: options.leaseMs ?? internals.taskLeaseMs,
-      now: internals.clock.now(),
-      ...(options.regions ? { regions: options.regions } : {}),
-    });
-    if (claimed.length === 0) return ran;
-    await Promise.all(claimed.map((task) => runClaimedTask(internals, task)));
-    ran += claimed.length;
-    if (options.stopAfter !== undefined && Date.now() >= options.stopAfter) return ran;
+  let failure: { error: unknown } | undefined;
+  let slotFreed: (() => void) | undefined;
+  const stopping = () =>
+    failure !== undefined || (options.stopAfter !== undefined && Date.now() >= options.stopAfter);
+  const claimOf = (limit: number): TaskClaim => ({
+    workerId: internals.workerId,
+    limit,
+    leaseMs: options.leaseMs ?? internals.taskLeaseMs,
+    now: internals.clock.now(),
+    ...(options.regions ? { regions: options.regions } : {}),
+  });
+  const refill: Refill = {
+    claim(freed) {
+      const limit = slots - running - claiming + freed;
+      if (stopping() || limit <= 0) return undefined;
+      claiming += limit;
+      return claimOf(limit);
+    },
+    claimed(tasks, limit) {
+      claiming -= limit;
+      for (const task of tasks) start(task);
+    },
+  };
+  const outcomes = createOutcomeQueue(internals, refill);
+  function start(task: ClaimedTask) {
+    running++;
+    ran++;
+    runClaimedTask(internals, task, outcomes)
+      .catch((error: unknown) => {
+        failure ??= { error };
+      })
+      .finally(() => {
+        running--;
+        slotFreed?.();
+      });
   }
+  for (;;) {
+    const free = slots - running - claiming;
+    if (!stopping() && free > 0) {
+      claiming += free;
+      let claimed: ClaimedTask[] = [];
+      try {
+        claimed = await claimTasks(internals.store, claimOf(free));
+      } catch (error) {
+        failure ??= { error };
+      } finally {
+        claiming -= free;
+      }
+      for (const task of claimed) start(task);
+      // a full claim: more may be due, fill the free slots; a short one: the queue is empty for now
+      if (claimed.length === free) continue;
+    }
+    if (running === 0 && claiming === 0) break;
+    await new Promise<void>((resolve) => (slotFreed = resolve));
+    slotFreed = undefined;
+  }
+  if (failure) throw failure.error;
+  return ran;
 }
 
 /**
@@ -314,8 +252,7 @@ export async function timeOutTaskGroup(
   group: string,
   seconds: unknown,
 ): Promise<void> {
-  let after: (() => void) | undefined;
-  await internals.exclusive(workflowId, () =>
+  const afters = await internals.exclusive(workflowId, () =>
     internals.store.transaction(async (tx) => {
       const now = internals.clock.now();
       await lockTaskGroup(tx, workflowId, group);
@@ -326,9 +263,10 @@ export async function timeOutTaskGroup(
         `timed out after ${String(seconds)} s`,
         now,
       );
-      if (failed === 0) return;
-      after = await settleTaskGroup(internals, tx, workflowId, group, now);
+      if (failed === 0) return [];
+      const members = await listTaskGroup(tx, workflowId, group);
+      return settleGroups(internals, tx, [{ workflowId, group, members }], now);
     }),
   );
-  after?.();
+  for (const after of afters) after();
 }

@@ -75,13 +75,16 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
       store,
       keys: loadKeyring(keysDir(io), io.env),
       runtime,
+      stepsRoot,
       logger: { level: options.logLevel ?? 'info' },
     });
+    // handlers first: a signal that arrives while starting still drains cleanly
+    const stopped = untilSignal();
     const worker = options.worker === false ? undefined : runtime.serve({});
     const url = await gateway.listen(listenPort, options.host ?? '127.0.0.1');
     io.stderr.write(`saffron cloud: listening on ${url} (Ctrl-C stops)\n`);
     io.stdout.write(`${JSON.stringify({ listening: url })}\n`);
-    const signal = await untilSignal();
+    const signal = await stopped;
     io.stderr.write(`saffron cloud: ${signal}, draining\n`);
     await gateway.close();
     await worker?.stop();

@@ -36,7 +36,8 @@ export interface Credentials {
 const unauthorized = (code: string, detail: string) =>
   new Problem(401, code, detail, {}, { 'www-authenticate': 'Bearer, Device' });
 
-const DEVICE_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+/** What a device id may look like (route schemas use the same pattern). */
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
 const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -64,7 +65,7 @@ async function authenticateDevice(
   const colon = value.lastIndexOf(':');
   const deviceId = colon < 0 ? '' : value.slice(0, colon);
   const signature = colon < 0 ? '' : value.slice(colon + 1);
-  if (!DEVICE_ID.test(deviceId) || signature.length === 0)
+  if (!DEVICE_ID_PATTERN.test(deviceId) || signature.length === 0)
     throw unauthorized(
       'MALFORMED_CREDENTIALS',
       'expected Authorization: Device <device_id>:<signature>',

@@ -20,9 +20,11 @@ export function requireRole(principal: Principal, roles: readonly UserRole[]): v
     throw new Problem(
       403,
       'FORBIDDEN',
-      principal.kind === 'user'
-        ? `role '${principal.role}' may not do this (needs ${roles.join(' or ')})`
-        : 'devices may not do this',
+      principal.kind === 'device'
+        ? 'devices may not do this'
+        : roles.length === 0
+          ? 'only devices may do this'
+          : `role '${principal.role}' may not do this (needs ${roles.join(' or ')})`,
     );
 }
 

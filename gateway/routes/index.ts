@@ -3,6 +3,23 @@
  * these unless given its own list.
  */
 import type { RouteModule } from '../server.js';
+import { registerWorkflowRoutes } from './workflows.js';
+import { registerAssignmentRoutes } from './assignments.js';
+import { registerConfigRoutes } from './config.js';
+import { registerDeviceRoutes } from './devices.js';
+import { registerPolicyRoutes } from './policies.js';
+import { registerRegistrationKeyRoutes } from './registrationKeys.js';
+import { registerTransactionRoutes } from './transactions.js';
+import { commandRoutes } from './commands.js';
 
 /** The route modules a full control plane serves. */
-export const ALL_ROUTES: readonly RouteModule[] = [];
+export const ALL_ROUTES: readonly RouteModule[] = [
+  registerWorkflowRoutes,
+  registerDeviceRoutes,
+  registerRegistrationKeyRoutes,
+  registerConfigRoutes,
+  registerPolicyRoutes,
+  registerAssignmentRoutes,
+  registerTransactionRoutes,
+  commandRoutes(),
+];

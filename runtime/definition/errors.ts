@@ -38,6 +38,7 @@ export const DEFINITION_ISSUE_CODES = [
   'MISSING_DEFAULT_RESULT',
   'FUNCTION_PATH_INVALID',
   'FUNCTION_NOT_FOUND',
+  'AI_RUNTIME_UNAVAILABLE',
 ] as const;
 /** One of {@link DEFINITION_ISSUE_CODES}. */
 export type DefinitionIssueCode = (typeof DEFINITION_ISSUE_CODES)[number];

@@ -6,6 +6,7 @@
  * dependencies, expressions, templates, cron expressions and function paths have been checked,
  * and whose defaults are filled in.
  */
+export { DEFAULT_AI_RUNTIMES } from './aiRuntimes.js';
 export { parseDefinitionObject } from './check.js';
 export {
   DEFINITION_ISSUE_CODES,

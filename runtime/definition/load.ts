@@ -9,10 +9,12 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { SaffronError } from '../errors.js';
+import { checkAiRuntimes, DEFAULT_AI_RUNTIMES } from './aiRuntimes.js';
 import { checkDefinitionValue } from './check.js';
 import { DefinitionError, type DefinitionIssue } from './errors.js';
 import { toDefinitionIssue, type RawIssue } from './rawIssue.js';
 import { checkFunctionResolution } from './resolveFunctions.js';
+import type { AiRuntime } from './kinds.js';
 import type { WorkflowDefinition } from './types.js';
 import { isRecord } from './values.js';
 import { locate } from './yamlLocation.js';
@@ -25,6 +27,11 @@ export interface LoadDefinitionOptions {
   stepsRoot?: string;
   /** Import every function path (default: true when `stepsRoot` is given). */
   resolveFunctions?: boolean;
+  /**
+   * AI_INFERENCE runtimes the loading runtime can run (default {@link DEFAULT_AI_RUNTIMES}:
+   * onnx and custom); a step naming another fails the load with `AI_RUNTIME_UNAVAILABLE`.
+   */
+  aiRuntimes?: readonly AiRuntime[];
 }
 
 /** A loaded definition and the warnings found while loading it. */
@@ -99,7 +106,10 @@ export async function loadDefinition(
     throw new DefinitionError([issue], { ...(file === undefined ? {} : { file }), cause });
   }
   const checked = checkDefinitionValue(value);
-  const raw: RawIssue[] = [...checked.issues];
+  const raw: RawIssue[] = [
+    ...checked.issues,
+    ...checkAiRuntimes(checked.value, options.aiRuntimes ?? DEFAULT_AI_RUNTIMES),
+  ];
   const { stepsRoot } = options;
   if (stepsRoot !== undefined && options.resolveFunctions !== false) {
     raw.push(...(await checkFunctionResolution(checked.value, stepsRoot)));
@@ -138,5 +148,6 @@ export async function loadDefinitionFile(
     ...(options.resolveFunctions === undefined
       ? {}
       : { resolveFunctions: options.resolveFunctions }),
+    ...(options.aiRuntimes === undefined ? {} : { aiRuntimes: options.aiRuntimes }),
   });
 }

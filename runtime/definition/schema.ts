@@ -202,7 +202,14 @@ const aiInferenceStepSchema = z.strictObject({
     timeout_ms: positiveInt.default(5000),
     fallback_on_error: z.enum(FALLBACK_BEHAVIORS).optional(),
     model_path: nonEmpty.optional(),
-    postprocessing_params: jsonObject.optional(),
+    // not strict: unknown keys are warned about (stepRules) and dropped
+    postprocessing_params: z
+      .object({
+        labels: z.array(nonEmpty).min(1).optional(),
+        output: nonEmpty.optional(),
+        index: z.number().int().min(0).optional(),
+      })
+      .optional(),
     default_result: jsonObject.optional(),
   }),
   automate_next: z.boolean().optional(),

@@ -1,11 +1,12 @@
 /**
  * Rules within one step that span several fields: LOOP mode requirements, unique PARALLEL task
- * names, fallbacks that would have nothing to fall back to, and human-input deadline options
- * without a deadline.
+ * names, fallbacks that would have nothing to fall back to, human-input deadline options
+ * without a deadline, and AI_INFERENCE `ai_config` rules (`aiChecks.ts`).
  *
  * They run on the raw step (not as zod refinements) because zod skips an object's refinements
  * once any field of it fails, which would hide these problems until the next load.
  */
+import { checkAiConfig } from './aiChecks.js';
 import type { StepKind } from './kinds.js';
 import type { PathSegment } from './path.js';
 import { errorIssue, warningIssue, type RawIssue } from './rawIssue.js';
@@ -92,7 +93,7 @@ export function checkStepRules(step: RawStep, kind: StepKind): RawIssue[] {
     case 'PARALLEL':
       return checkTaskNames(step);
     case 'AI_INFERENCE':
-      return checkFallback(step, 'ai_config');
+      return [...checkFallback(step, 'ai_config'), ...checkAiConfig(step)];
     case 'WASM':
       return checkFallback(step, 'wasm_config');
     case 'STANDARD':

@@ -164,6 +164,19 @@ export interface HumanInLoopStep extends StepBase {
   timeout_input?: JsonObject;
 }
 
+/**
+ * Parameters of an AI_INFERENCE step's postprocessing. Unknown keys are dropped at load with
+ * a warning (definitions written for other engines carry their own).
+ */
+export interface AiPostprocessingParams {
+  /** Class names: by output index (softmax, argmax), or `[negative, positive]` (threshold). */
+  labels?: string[];
+  /** Model output to postprocess (default: the first). */
+  output?: string;
+  /** threshold: which element of the output vector is the score. */
+  index?: number;
+}
+
 /** Model invocation settings of an AI_INFERENCE step. */
 export interface AiConfig {
   model_name: string;
@@ -177,9 +190,11 @@ export interface AiConfig {
   threshold?: number;
   /** Default 5000. */
   timeout_ms: number;
+  /** Absent means `fail`. */
   fallback_on_error?: FallbackBehavior;
+  /** Model file, relative to the steps root (which it may not leave). */
   model_path?: string;
-  postprocessing_params?: JsonObject;
+  postprocessing_params?: AiPostprocessingParams;
   default_result?: JsonObject;
 }
 

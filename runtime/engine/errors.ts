@@ -37,7 +37,8 @@ export type StepErrorCode =
   | 'SUB_WORKFLOW_FAILED'
   | 'STEP_KIND_UNAVAILABLE'
   | 'STEP_INPUT_INVALID'
-  | 'HUMAN_INPUT_TIMEOUT';
+  | 'HUMAN_INPUT_TIMEOUT'
+  | 'AI_INFERENCE_FAILED';
 
 /** Why a step failed; recorded in the audit log and the workflow's snapshot. */
 export class StepError extends SaffronError {

@@ -3,9 +3,9 @@
  * provider is not part of this process (AI_INFERENCE, WASM without their providers) fail with STEP_KIND_UNAVAILABLE rather than running somewhere they should not.
  */
 import type { StepDefinition } from '../definition/index.js';
-import { StepError } from './errors.js';
 import type { StepEffects, StepOutcome } from './outcome.js';
 import type { StepResult, StepRun } from './run.js';
+import { executeAiInference } from './steps/aiInference.js';
 import { executeCronSchedule } from './steps/cronSchedule.js';
 import { executeDecision } from './steps/decision.js';
 import { executeFireAndForget } from './steps/fireAndForget.js';
@@ -13,6 +13,7 @@ import { executeFunctionStep } from './steps/functionStep.js';
 import { executeHttp } from './steps/http.js';
 import { executeLoop } from './steps/loop.js';
 import { executeAsync, executeParallel } from './steps/tasks.js';
+import { executeWasm } from './steps/wasm.js';
 
 /** Execute `step` once and return its result (no timing, no effects attached). */
 export async function dispatchStep(step: StepDefinition, run: StepRun): Promise<StepResult> {
@@ -35,15 +36,9 @@ export async function dispatchStep(step: StepDefinition, run: StepRun): Promise<
     case 'PARALLEL':
       return executeParallel(step, run);
     case 'AI_INFERENCE':
+      return executeAiInference(step, run);
     case 'WASM':
-      return {
-        kind: 'failed',
-        error: new StepError(
-          'STEP_KIND_UNAVAILABLE',
-          step.name,
-          `${step.type} steps need an execution provider this runtime was not given`,
-        ),
-      };
+      return executeWasm(step, run);
     default: {
       const never: never = step;
       throw new Error(`unknown step kind ${JSON.stringify(never)}`);

@@ -1,8 +1,10 @@
 /** Everything a step kind needs to execute one step. */
 import type { WorkflowDefinition } from '../definition/index.js';
 import type { SaffronError } from '../errors.js';
+import type { ModelRegistry } from '../inference/index.js';
 import type { JsonObject } from '../model/json.js';
 import type { SecretProvider } from '../template/index.js';
+import type { WasmRunner } from '../wasm/runner.js';
 import type { StepContext } from './context.js';
 import type { Clock, Ids } from './deps.js';
 import type { StepExecutor } from './executor.js';
@@ -22,6 +24,10 @@ export interface StepRun {
   attempt: number;
   /** Whether `type` names a workflow the engine can start. */
   knowsWorkflowType(type: string): boolean;
+  /** Models for AI_INFERENCE steps; without it they fail with STEP_KIND_UNAVAILABLE. */
+  inference?: ModelRegistry;
+  /** Sandbox of WASM steps; without it they fail with STEP_KIND_UNAVAILABLE. */
+  wasm?: WasmRunner;
 }
 
 /** A step outcome before timing and effects are attached. */

@@ -169,3 +169,18 @@ export const WORKER_STATUSES = ['ACTIVE', 'DRAINING', 'STOPPED', 'DEAD'] as cons
 
 /** Durable timer state (workflow_timers). */
 export const TIMER_STATUSES = ['PENDING', 'FIRED', 'CANCELLED'] as const;
+
+/** Scopes of device configuration, least specific first (device_configs.scope). */
+export const CONFIG_SCOPES = ['fleet', 'device_type', 'device'] as const;
+/** A configuration scope. */
+export type ConfigScope = (typeof CONFIG_SCOPES)[number];
+
+/** Kinds of policy (policies.policy_type). */
+export const POLICY_TYPES = ['FRAUD', 'BUSINESS'] as const;
+/** A policy type. */
+export type PolicyType = (typeof POLICY_TYPES)[number];
+
+/** What a device can be assigned (device_assignments.assignment_type). */
+export const ASSIGNMENT_TYPES = ['WORKFLOW', 'POLICY', 'CONFIG', 'WASM'] as const;
+/** An assignment type. */
+export type AssignmentType = (typeof ASSIGNMENT_TYPES)[number];

@@ -40,6 +40,8 @@ export const CLOUD_TABLES: readonly TableDef[] = [
   devices.deviceAssignments,
   devices.policies,
   ops.wasmComponents,
+  ops.workflowDefinitions,
+  devices.registrationKeys,
 ];
 
 /** Tables of the cloud database (PostgreSQL or PGlite). */

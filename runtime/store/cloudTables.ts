@@ -30,6 +30,22 @@ export interface ApiTokensTable {
   revoked_at: NullableTime;
 }
 
+/** registration_keys row (migration 0004). */
+export interface RegistrationKeysTable {
+  key_id: string;
+  name: string;
+  key_hash: string;
+  key_prefix: string | null;
+  device_type: string | null;
+  max_uses: number | null;
+  use_count: DefaultInt;
+  created_by: string | null;
+  created_at: DefaultTime;
+  last_used_at: NullableTime;
+  expires_at: NullableTime;
+  revoked_at: NullableTime;
+}
+
 /** edge_devices row. */
 export interface EdgeDevicesTable {
   device_id: string;
@@ -150,5 +166,16 @@ export interface CommandAuditLogTable {
   broadcast_id: string | null;
   details: DefaultJson;
   source_ip: string | null;
+  created_at: DefaultTime;
+}
+
+/** workflow_definitions row. */
+export interface WorkflowDefinitionsTable {
+  id: string;
+  workflow_type: string;
+  workflow_version: string | null;
+  definition_hash: string;
+  source_yaml: string;
+  created_by: string | null;
   created_at: DefaultTime;
 }

@@ -12,7 +12,9 @@ import type {
   DeviceConfigsTable,
   EdgeDevicesTable,
   PoliciesTable,
+  RegistrationKeysTable,
   SafTransactionsTable,
+  WorkflowDefinitionsTable,
 } from './cloudTables.js';
 
 /** JSONB (cloud) or JSON text (edge): written as text, read raw. */
@@ -159,6 +161,28 @@ export interface ScheduledWorkflowsTable {
   updated_at: DefaultTime;
 }
 
+/** wasm_components row (cloud registry of WebAssembly binaries). */
+export interface WasmComponentsTable {
+  id: string;
+  name: string;
+  version_tag: string;
+  binary_hash: string;
+  blob_storage_path: string;
+  description: string | null;
+  input_schema: string | null;
+  output_schema: string | null;
+  size_bytes: ColumnType<number | string | null, number | null | undefined, number | null>;
+  created_at: DefaultTime;
+  updated_at: DefaultTime;
+}
+
+/** device_wasm_cache row (edge copies of WebAssembly binaries). */
+export interface DeviceWasmCacheTable {
+  binary_hash: string;
+  binary_data: Uint8Array;
+  last_accessed: DefaultTime;
+}
+
 /** The tables known to the query builder. */
 export interface Database {
   workflow_executions: WorkflowExecutionsTable;
@@ -176,6 +200,10 @@ export interface Database {
   device_assignments: DeviceAssignmentsTable;
   saf_transactions: SafTransactionsTable;
   command_audit_log: CommandAuditLogTable;
+  registration_keys: RegistrationKeysTable;
+  workflow_definitions: WorkflowDefinitionsTable;
   workflow_timers: WorkflowTimersTable;
   scheduled_workflows: ScheduledWorkflowsTable;
+  wasm_components: WasmComponentsTable;
+  device_wasm_cache: DeviceWasmCacheTable;
 }

@@ -88,3 +88,91 @@ export {
 } from './schedules/listScheduledWorkflows.js';
 export { deleteScheduledWorkflow } from './schedules/deleteScheduledWorkflow.js';
 export { getHeartbeat } from './heartbeats/getHeartbeat.js';
+export {
+  listWorkflowDefinitions,
+  saveWorkflowDefinition,
+  type StoredDefinition,
+} from './definitions/workflowDefinitions.js';
+export type { WasmComponent } from './wasm/record.js';
+export { insertWasmComponent, type NewWasmComponent } from './wasm/insertWasmComponent.js';
+export { getWasmComponent } from './wasm/getWasmComponent.js';
+export { listWasmComponents } from './wasm/listWasmComponents.js';
+export { putCachedWasm } from './wasm/putCachedWasm.js';
+export { getCachedWasm, touchCachedWasm } from './wasm/getCachedWasm.js';
+export { listCachedWasm, type CachedWasm } from './wasm/listCachedWasm.js';
+export { DEVICE_COLUMNS, type DeviceRecord } from './devices/device.js';
+export { insertDevice, type NewDevice } from './devices/insertDevice.js';
+export { getDevice } from './devices/getDevice.js';
+export { listDevices, type DeviceFilter } from './devices/listDevices.js';
+export { updateDevice, type DeviceChanges } from './devices/updateDevice.js';
+export { deleteDevice } from './devices/deleteDevice.js';
+export {
+  getDeviceSecret,
+  rotateDeviceSecret,
+  type SecretRotation,
+} from './devices/rotateDeviceSecret.js';
+export { recordDeviceMetrics, type DeviceMetricsReport } from './devices/recordDeviceMetrics.js';
+export type { RegistrationKeyRecord } from './registrationKeys/registrationKey.js';
+export {
+  insertRegistrationKey,
+  type NewRegistrationKey,
+} from './registrationKeys/insertRegistrationKey.js';
+export { listRegistrationKeys } from './registrationKeys/listRegistrationKeys.js';
+export { revokeRegistrationKey } from './registrationKeys/revokeRegistrationKey.js';
+export { consumeRegistrationKey } from './registrationKeys/consumeRegistrationKey.js';
+export { DEVICE_CONFIG_NAME, type ConfigLayerRecord } from './configs/configLayer.js';
+export { publishConfig, type LayerStamp, type NewConfigLayer } from './configs/publishConfig.js';
+export { getConfigLayer } from './configs/getConfigLayer.js';
+export { getDeviceConfigLayers } from './configs/getDeviceConfigLayers.js';
+export type { PolicyRecord } from './policies/policy.js';
+export { insertPolicy, type NewPolicy } from './policies/insertPolicy.js';
+export { addPolicyVersion, type PolicyRevision } from './policies/addPolicyVersion.js';
+export { getPolicy } from './policies/getPolicy.js';
+export { listPolicies, type PolicyFilter } from './policies/listPolicies.js';
+export { listPolicyVersions } from './policies/listPolicyVersions.js';
+export { setPolicyEnabled } from './policies/setPolicyEnabled.js';
+export { deletePolicy } from './policies/deletePolicy.js';
+export { selectFraudPolicies, type FraudPolicySelection } from './policies/selectFraudPolicies.js';
+export type { AssignmentRecord } from './assignments/assignment.js';
+export { insertAssignment, type NewAssignment } from './assignments/insertAssignment.js';
+export { listAssignments } from './assignments/listAssignments.js';
+export { deleteAssignment } from './assignments/deleteAssignment.js';
+export {
+  insertSafTransactions,
+  type NewSafTransaction,
+  type SafBatchResult,
+  type SafInsertOutcome,
+} from './saf/insertSafTransactions.js';
+export { findSequenceGaps, type SequenceGap } from './saf/findSequenceGaps.js';
+export { lockDeviceStatus, type LockedDeviceStatus } from './deviceStatus/lockDeviceStatus.js';
+export { saveDeviceStatus, type DeviceStatusChange } from './deviceStatus/saveDeviceStatus.js';
+export { touchDevices } from './deviceStatus/touchDevices.js';
+export { listStaleDevices } from './deviceStatus/listStaleDevices.js';
+export {
+  COMMAND_AUDIT_EVENTS,
+  EXPIRED_ERROR,
+  MAX_RETRIES_ERROR,
+  SYSTEM_ACTOR,
+  type CommandActor,
+  type CommandAuditEvent,
+  type CommandRecord,
+} from './commands/command.js';
+export { insertCommand, type NewCommand } from './commands/insertCommand.js';
+export { deliverCommands, type DeliveryChannel } from './commands/deliverCommands.js';
+export { redeliverCommands } from './commands/redeliverCommands.js';
+export { ackCommand, type AckOutcome, type CommandAck } from './commands/ackCommand.js';
+export { listCommands, type CommandFilter } from './commands/listCommands.js';
+export { expireCommands, type ExpiredCommand } from './commands/expireCommands.js';
+export {
+  retryUnackedCommands,
+  type RetriedCommand,
+  type RetryBackoff,
+} from './commands/retryUnackedCommands.js';
+export { listNewlyDueDevices } from './commands/listNewlyDueDevices.js';
+export {
+  COMMANDS_CHANNEL,
+  listenForCommands,
+  notifyCommands,
+  type CommandListenerOptions,
+  type CommandNotification,
+} from './postgres/commandNotifications.js';

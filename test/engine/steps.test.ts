@@ -356,7 +356,7 @@ steps:
       expect(Number(metrics[0]!.metric_value)).toBeGreaterThanOrEqual(0);
     });
 
-    it('fails AI_INFERENCE and WASM steps clearly while no provider runs them', async () => {
+    it('fails a WASM step whose module is not stored, naming the step and the hash', async () => {
       const def = await definition(`
 workflow_type: needs_wasm
 steps:
@@ -369,7 +369,10 @@ steps:
       expect(
         (await rt.audit(wf.id)).find((e) => e.eventType === 'STEP_FAILED')?.eventData,
       ).toMatchObject({
-        error: { code: 'STEP_KIND_UNAVAILABLE' },
+        error: {
+          code: 'WASM_MODULE_NOT_FOUND',
+          message: `WASM step 'score' (module ${'a'.repeat(64)}): no binary with this hash is stored here`,
+        },
       });
       expect(await listTasks(handle.store, wf.id)).toEqual([]);
     });

@@ -5,8 +5,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../actors/index.js';
-import { claimTasks, listTasks } from '../../runtime/index.js';
-import { definition, engineFor, fakeClock, type FakeClock } from '../support/engine.js';
+import { claimTasks, inlineExecutor, listTasks, type StepExecutor } from '../../runtime/index.js';
+import {
+  definition,
+  ENGINE_STEPS,
+  engineFor,
+  fakeClock,
+  type FakeClock,
+} from '../support/engine.js';
 import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
 
 const parallel = (extra: string) => `
@@ -21,6 +27,31 @@ steps:
       - { name: third, function_path: steps.task_c }
 ${extra}
   - { name: after, type: STANDARD, function: steps.mark }
+`;
+
+/** An executor whose task bodies wait at a gate: `entered` resolves when one is running. */
+function gatedExecutor() {
+  const inline = inlineExecutor({ stepsRoot: ENGINE_STEPS });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let entered!: () => void;
+  const running = new Promise<void>((resolve) => (entered = resolve));
+  const executor: StepExecutor = {
+    async call(functionPath, state, context) {
+      entered();
+      await gate;
+      return inline.call(functionPath, state, context);
+    },
+    close: () => inline.close(),
+  };
+  return { executor, entered: running, open };
+}
+
+const ASYNC_FLOW = `
+workflow_type: gated
+automate_next: true
+steps:
+  - { name: score, type: ASYNC, function: steps.score_async }
 `;
 
 for (const dialect of DIALECTS) {
@@ -256,6 +287,59 @@ steps:
         expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(2);
       }
       await other.close();
+    });
+
+    it('drops the late outcome of a task whose lease expired and was taken over', async () => {
+      const gated = gatedExecutor();
+      const slow = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'worker-slow',
+        executor: gated.executor,
+      });
+      const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
+      const late = slow.work({ leaseMs: 60_000 });
+      await gated.entered;
+      clock.advance(60_001);
+      expect(await rt.work()).toBe(1);
+      await rt.drain();
+      gated.open();
+      expect(await late).toBe(1);
+      await slow.close();
+      expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED', state: { score: 10 } });
+      expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+        status: 'COMPLETED',
+        workerId: 'worker-a',
+        attempts: 2,
+      });
+      const trail = (await rt.audit(wf.id)).map((e) => e.eventType);
+      expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
+      expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(1);
+    });
+
+    it('records the outcome of a task whose workflow was cancelled while it ran, and settles nothing', async () => {
+      const gated = gatedExecutor();
+      const worker = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'worker-b',
+        executor: gated.executor,
+      });
+      const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
+      const working = worker.work();
+      await gated.entered;
+      await rt.cancel(wf.id);
+      gated.open();
+      expect(await working).toBe(1);
+      await worker.close();
+      expect((await rt.get(wf.id)).status).toBe('CANCELLED');
+      expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+        status: 'COMPLETED',
+        workerId: 'worker-b',
+      });
+      const trail = (await rt.audit(wf.id)).map((e) => e.eventType);
+      expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
+      expect(trail).not.toContain('STEP_EXECUTED');
     });
   });
 }

@@ -3,8 +3,11 @@
  * business/fraud policies and the store-and-forward intake.
  */
 import {
+  ASSIGNMENT_TYPES,
   COMMAND_STATUSES,
+  CONFIG_SCOPES,
   DEVICE_STATUSES,
+  POLICY_TYPES,
   SAF_TRANSACTION_STATUSES,
 } from '../../model/statuses.js';
 import {
@@ -97,7 +100,7 @@ export const deviceConfigs: TableDef = {
   columns: [
     uuid('config_id', { pk: true }),
     varchar('config_name', 100, { default: 'device' }),
-    varchar('scope', 20, { required: true, check: ['fleet', 'device_type', 'device'] }),
+    varchar('scope', 20, { required: true, check: CONFIG_SCOPES }),
     varchar('scope_key', 200, { default: '*' }),
     integer('version', { required: true }),
     jsonb('config', { required: true }),
@@ -122,7 +125,7 @@ export const policies: TableDef = {
   columns: [
     uuid('policy_id', { pk: true }),
     varchar('name', 200, { required: true }),
-    varchar('policy_type', 20, { required: true, check: ['FRAUD', 'BUSINESS'] }),
+    varchar('policy_type', 20, { required: true, check: POLICY_TYPES }),
     integer('version', { default: 1 }),
     jsonb('rules', { default: [] }),
     boolean('enabled', { default: true }),
@@ -143,10 +146,7 @@ export const deviceAssignments: TableDef = {
   columns: [
     uuid('assignment_id', { pk: true }),
     varchar('device_id', 100, { required: true, references: 'edge_devices.device_id' }),
-    varchar('assignment_type', 20, {
-      required: true,
-      check: ['WORKFLOW', 'POLICY', 'CONFIG', 'WASM'],
-    }),
+    varchar('assignment_type', 20, { required: true, check: ASSIGNMENT_TYPES }),
     varchar('target_id', 200, { required: true }),
     jsonb('parameters', { default: {} }),
     boolean('active', { default: true }),
@@ -189,4 +189,31 @@ export const safTransactions: TableDef = {
     index('idx_saf_transactions_device', ['device_id', '-received_at']),
     index('idx_saf_transactions_status', ['status']),
   ],
+};
+
+/**
+ * registration_keys (migration 0004): enrollment keys an admin hands out so devices can
+ * register themselves. Stored as SHA-256 only (a key has 256 bits of entropy, so a fast
+ * hash is the right verifier); optionally limited to one device type, a number of uses and
+ * an expiry. A registered device's `edge_devices.registration_key` names the key it used.
+ */
+export const registrationKeys: TableDef = {
+  name: 'registration_keys',
+  tier: 'cloud',
+  purpose: 'device enrollment keys, hashed at rest',
+  columns: [
+    uuid('key_id', { pk: true }),
+    varchar('name', 200, { required: true }),
+    varchar('key_hash', 64, { required: true, unique: true }),
+    varchar('key_prefix', 16),
+    varchar('device_type', 50),
+    integer('max_uses'),
+    integer('use_count', { default: 0 }),
+    varchar('created_by', 200),
+    createdAt(),
+    timestamptz('last_used_at'),
+    timestamptz('expires_at'),
+    timestamptz('revoked_at'),
+  ],
+  indexes: [],
 };

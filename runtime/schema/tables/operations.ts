@@ -141,7 +141,10 @@ export const webhookDeliveries: TableDef = {
   indexes: [index('idx_webhook_deliveries_due', ['status', 'next_attempt_at'])],
 };
 
-/** wasm_components: the registry of precompiled WebAssembly binaries (spec columns). */
+/**
+ * wasm_components: the registry of precompiled WebAssembly binaries (spec columns, plus
+ * `size_bytes` and — since migration 0002 — a free-text `description`).
+ */
 export const wasmComponents: TableDef = {
   name: 'wasm_components',
   tier: 'cloud',
@@ -152,6 +155,7 @@ export const wasmComponents: TableDef = {
     varchar('version_tag', 50, { required: true }),
     varchar('binary_hash', 64, { required: true, unique: true }),
     text('blob_storage_path', { required: true }),
+    text('description'),
     text('input_schema'),
     text('output_schema'),
     bigint('size_bytes'),
@@ -159,6 +163,28 @@ export const wasmComponents: TableDef = {
     timestamp('updated_at', { default: 'now' }),
   ],
   indexes: [index('idx_wasm_components_name', ['name', 'version_tag'])],
+};
+
+/**
+ * workflow_definitions: definitions registered through the API (migration 0003), so a
+ * control plane that restarts serves the same workflow types. The latest registration of
+ * a type is the one new workflows start with; running ones keep their own snapshot.
+ */
+export const workflowDefinitions: TableDef = {
+  name: 'workflow_definitions',
+  tier: 'cloud',
+  purpose: 'workflow definitions registered through the API',
+  columns: [
+    uuid('id', { pk: true }),
+    varchar('workflow_type', 200, { required: true }),
+    varchar('workflow_version', 50),
+    varchar('definition_hash', 64, { required: true }),
+    text('source_yaml', { required: true }),
+    varchar('created_by', 200),
+    createdAt(),
+  ],
+  uniques: [['workflow_type', 'definition_hash']],
+  indexes: [index('idx_workflow_definitions_type', ['workflow_type', '-created_at'])],
 };
 
 /** alembic_version: the id of the last applied cloud migration (spec: Migration tracking). */

@@ -1,8 +1,9 @@
 /** A task a worker has claimed: everything it needs to run it. */
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { JsonObject } from '../../model/json.js';
 import type { Codec } from '../codec.js';
-import type { TasksTable } from '../database.js';
+import type { TasksTable, WorkflowExecutionsTable } from '../database.js';
+import { rowToWorkflow, type WorkflowRecord } from '../workflows/record.js';
 
 /** A claimed task. */
 export interface ClaimedTask {
@@ -18,11 +19,41 @@ export interface ClaimedTask {
   attempts: number;
   maxAttempts: number;
   dataRegion: string | null;
+  /**
+   * The task's workflow as it was at the claim (PostgreSQL and PGlite; SQLite reads it when
+   * needed). A completion may prepare the workflow's next commit from it: that commit is
+   * version-checked, so a workflow that changed since is never overwritten.
+   */
+  workflow?: WorkflowRecord;
 }
 
-/** Decode a tasks row. */
-export function rowToClaimedTask(codec: Codec, r: Selectable<TasksTable>): ClaimedTask {
-  return {
+/** The columns a claim returns (`RETURNING`), so a claim needs no second read. */
+const CLAIMED_COLUMNS = [
+  'id',
+  'workflow_id',
+  'step_name',
+  'function_path',
+  'state',
+  'context',
+  'parallel_group',
+  'task_index',
+  'attempts',
+  'max_attempts',
+  'data_region',
+] as const;
+
+/** The `RETURNING` list of a claim statement, the columns qualified with `table` if given. */
+export const claimedColumns = (table?: string) =>
+  sql.raw(CLAIMED_COLUMNS.map((c) => (table ? `${table}.${c}` : c)).join(', '));
+
+/** A tasks row as a claim returns it, with its workflow row as JSON where the dialect has it. */
+export type ClaimedRow = Pick<Selectable<TasksTable>, (typeof CLAIMED_COLUMNS)[number]> & {
+  workflow?: unknown;
+};
+
+/** Decode a claimed tasks row. */
+export function rowToClaimedTask(codec: Codec, r: ClaimedRow): ClaimedTask {
+  const task: ClaimedTask = {
     id: r.id,
     workflowId: r.workflow_id,
     stepName: r.step_name,
@@ -35,4 +66,10 @@ export function rowToClaimedTask(codec: Codec, r: Selectable<TasksTable>): Claim
     maxAttempts: codec.parseInt(r.max_attempts),
     dataRegion: r.data_region,
   };
+  if (r.workflow)
+    task.workflow = rowToWorkflow(
+      codec,
+      codec.parseJson(r.workflow) as Selectable<WorkflowExecutionsTable>,
+    );
+  return task;
 }

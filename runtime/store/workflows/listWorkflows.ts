@@ -8,6 +8,7 @@ export interface WorkflowFilter {
   status?: WorkflowStatus;
   workflowType?: string;
   parentWorkflowId?: string;
+  ownerId?: string;
   /** Page size (default 100, at most 1000). */
   limit?: number;
   /** Return workflows created before this one (keyset paging by created_at, id). */
@@ -23,6 +24,7 @@ export async function listWorkflows(
   let query = h.db.selectFrom('workflow_executions').selectAll();
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.workflowType) query = query.where('workflow_type', '=', filter.workflowType);
+  if (filter.ownerId) query = query.where('owner_id', '=', filter.ownerId);
   if (filter.parentWorkflowId)
     query = query.where('parent_workflow_id', '=', filter.parentWorkflowId);
   if (filter.before) {

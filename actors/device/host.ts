@@ -1,0 +1,48 @@
+/**
+ * The device actor host: apply one event to a device's persisted actor — lock the row,
+ * restore the snapshot, compute the next one with the pure transition, write the status
+ * and snapshot back — in one transaction. Any gateway process can do this for any device,
+ * which is what lets a device hold its socket on one node and upload through another.
+ * Every event but `dev.stale` is a sign of life and moves `last_seen`.
+ */
+import {
+  lockDeviceStatus,
+  saveDeviceStatus,
+  type DeviceStatus,
+  type Store,
+} from '../../runtime/index.js';
+import type { DeviceEvent } from './events.js';
+import {
+  deviceStatusOf,
+  nextDeviceSnapshot,
+  persistDeviceSnapshot,
+  restoreDeviceSnapshot,
+} from './snapshot.js';
+
+/** A device's status before and after an event. */
+export interface DeviceStatusUpdate {
+  previous: DeviceStatus;
+  status: DeviceStatus;
+}
+
+/** Apply `event` to `deviceId`'s actor; undefined when the device does not exist. */
+export async function applyDeviceEvent(
+  store: Store,
+  deviceId: string,
+  event: DeviceEvent,
+  now: Date,
+): Promise<DeviceStatusUpdate | undefined> {
+  return store.transaction(async (tx) => {
+    const locked = await lockDeviceStatus(tx, deviceId);
+    if (!locked) return undefined;
+    const current = restoreDeviceSnapshot(locked.actor, locked.status);
+    const next = nextDeviceSnapshot(current, event);
+    const status = deviceStatusOf(next);
+    await saveDeviceStatus(tx, deviceId, {
+      status,
+      actor: persistDeviceSnapshot(next),
+      ...(event.type !== 'dev.stale' ? { lastSeen: now } : {}),
+    });
+    return { previous: deviceStatusOf(current), status };
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The two measurements, the same code for every system:
+ *
+ * - throughput: queue a backlog, start worker processes, let them go all at once and time
+ *   from the first task body's start until the database shows no unfinished task (or the
+ *   time cap passes); tasks/s = tasks finished ÷ that time. Starting the clock at the first
+ *   body start leaves each system's own start-up (connecting, LISTEN) out of the figure.
+ * - latency: one idle worker process; tasks queued one by one at a steady rate well below
+ *   every system's capacity, so each sample measures the wake-up path, not a backlog: from
+ *   the moment the enqueuer sees its commit succeed to the moment the body starts.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { percentile } from '../harness.js';
+import type { Schemas } from './schemas.js';
+import {
+  wallClock,
+  type Enqueued,
+  type QueueConfig,
+  type QueueHandle,
+  type QueueSystem,
+} from './system.js';
+import { startFleet, type Fleet } from './workers.js';
+
+/** What every measurement of one run shares. */
+export interface QueueBench {
+  url: string;
+  stepsRoot: string;
+  concurrency: number;
+  schemas: Schemas;
+  /** Worker processes running now (killed by the signal handler). */
+  fleets: Set<Fleet>;
+}
+
+/** A throughput measurement. */
+export interface Throughput {
+  tasksPerS: number;
+  /** Tasks finished before the time cap (all of them unless `capped`). */
+  finished: number;
+  seconds: number;
+  capped: boolean;
+}
+
+/** A latency measurement, in milliseconds. */
+export interface Latency {
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
+}
+
+/** How often the benchmark asks the database how many tasks are left. */
+const POLL_MS = 20;
+/** Time for an idle worker to reach its wait before latency samples are queued. */
+const SETTLE_MS = 1000;
+/** Samples queued and discarded before latency is measured (connections, JIT, prepared plans). */
+export const WARMUP_SAMPLES = 10;
+/** Longest wait for the last latency samples to run. */
+const DRAIN_TIMEOUT_MS = 30_000;
+
+/** Run `fn` on `system` installed in a fresh schema; close and drop it afterwards. */
+async function withQueue<T>(
+  bench: QueueBench,
+  system: QueueSystem,
+  fn: (queue: QueueHandle, config: QueueConfig) => Promise<T>,
+): Promise<T> {
+  const schema = await bench.schemas.create();
+  try {
+    const config = {
+      url: bench.url,
+      schema,
+      concurrency: bench.concurrency,
+      stepsRoot: bench.stepsRoot,
+    };
+    const queue = await system.open(config);
+    try {
+      return await fn(queue, config);
+    } finally {
+      await queue.close();
+    }
+  } finally {
+    await bench.schemas.drop(schema);
+  }
+}
+
+async function expectNoFailures(system: QueueSystem, queue: QueueHandle): Promise<void> {
+  const failed = await queue.failed();
+  if (failed > 0) throw new Error(`${system.name}: ${failed} task(s) failed`);
+}
+
+/** Tasks/s of `processes` worker processes draining a backlog of `tasks`. */
+export function throughput(
+  bench: QueueBench,
+  system: QueueSystem,
+  processes: number,
+  tasks: number,
+  maxSeconds: number,
+): Promise<Throughput> {
+  return withQueue(bench, system, async (queue, config) => {
+    // the processes start up while the backlog is queued; neither is timed
+    const starting = startFleet(system.name, config, processes, bench.fleets);
+    void starting.catch(() => undefined); // a failed start is thrown where it is awaited
+    try {
+      await queue.fill(tasks);
+    } catch (error) {
+      void starting.then(
+        (f) => f.kill(),
+        () => undefined,
+      );
+      throw error;
+    }
+    const fleet = await starting;
+    try {
+      const goAt = wallClock();
+      fleet.go();
+      let left = tasks;
+      let endAt = goAt;
+      while (left > 0 && endAt - goAt < maxSeconds * 1000) {
+        await sleep(POLL_MS);
+        fleet.check();
+        left = await queue.unfinished();
+        endAt = wallClock();
+      }
+      const starts = await fleet.stop();
+      await expectNoFailures(system, queue);
+      let first = endAt;
+      for (const t of starts.values()) first = Math.min(first, t);
+      const seconds = (endAt - first) / 1000;
+      const finished = tasks - left;
+      return {
+        tasksPerS: seconds > 0 ? finished / seconds : 0,
+        finished,
+        seconds,
+        capped: left > 0,
+      };
+    } finally {
+      fleet.kill();
+    }
+  });
+}
+
+/** Enqueue-to-start latency of one idle worker process, `samples` tasks queued `rate` per second. */
+export function latency(
+  bench: QueueBench,
+  system: QueueSystem,
+  samples: number,
+  rate: number,
+): Promise<Latency> {
+  return withQueue(bench, system, async (queue, config) => {
+    const fleet = await startFleet(system.name, config, 1, bench.fleets);
+    try {
+      fleet.go();
+      await sleep(SETTLE_MS);
+      const measured: Enqueued[] = [];
+      const queued: Promise<void>[] = [];
+      let enqueueError: Error | undefined;
+      const t0 = performance.now();
+      for (let k = 0; k < WARMUP_SAMPLES + samples; k++) {
+        const wait = t0 + (k * 1000) / rate - performance.now();
+        if (wait > 0) await sleep(wait);
+        fleet.check();
+        queued.push(
+          queue.enqueue().then(
+            (e) => {
+              if (k >= WARMUP_SAMPLES) measured.push(e);
+            },
+            (error: unknown) => {
+              enqueueError ??= error instanceof Error ? error : new Error(String(error));
+            },
+          ),
+        );
+      }
+      await Promise.all(queued);
+      if (enqueueError) throw enqueueError;
+      const deadline = performance.now() + DRAIN_TIMEOUT_MS;
+      while ((await queue.unfinished()) > 0) {
+        if (performance.now() > deadline) throw new Error(`${system.name}: samples still queued`);
+        fleet.check();
+        await sleep(POLL_MS);
+      }
+      const starts = await fleet.stop();
+      await expectNoFailures(system, queue);
+      const latencies = measured
+        .map((e) => {
+          const started = starts.get(e.key);
+          if (started === undefined) throw new Error(`${system.name}: task ${e.key} never started`);
+          return started - e.committedAt;
+        })
+        .sort((a, b) => a - b);
+      return {
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+        max: latencies.at(-1) ?? 0,
+        samples: latencies.length,
+      };
+    } finally {
+      fleet.kill();
+    }
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The device WebSocket protocol: JSON text frames, one object each, told apart by `type`.
+ *
+ * device → server
+ * - `{type: 'hello', last_command_id?}` — first frame of a session. The server answers
+ *   `welcome`, then pushes every command DELIVERED earlier but never acked (the previous
+ *   connection may have lost it) and every due PENDING one. `last_command_id` is
+ *   informational: the server's record of what is unacked decides what is pushed again.
+ * - `{type: 'ack', command_id, status: 'EXECUTED'|'FAILED', result?, error?}` — answered
+ *   with `acked` (also for a repeated identical ack) or `error` (`COMMAND_NOT_FOUND`,
+ *   `ACK_CONFLICT`, …).
+ * - `{type: 'heartbeat'}` — any frame proves the device alive; a session silent for three
+ *   heartbeat intervals is closed.
+ *
+ * server → device
+ * - `{type: 'welcome', session_id, heartbeat_interval_ms, max_message_bytes}`
+ * - `{type: 'command', command}` — the command as `GET …/commands` shows it. A command may
+ *   arrive more than once (a push on reconnect, a retry after a lost ack): the device runs
+ *   each `command_id` once and acks again what it already ran.
+ * - `{type: 'acked', command_id, status, repeated}`, `{type: 'error', code, message, command_id?}`
+ * - `{type: 'heartbeat'}` every interval; the device answers with a heartbeat.
+ *
+ * Close codes: 1001 server shutting down, 1003 binary frame, 1008 too many bad frames,
+ * 1009 message too large, 1013 the device reads too slowly (back-pressure; reconnect
+ * later), 4000 heartbeat timeout, 4001 replaced by a newer session of the same device.
+ */
+import { z } from 'zod';
+
+/** Close codes the server uses. */
+export const CLOSE = {
+  shutdown: 1001,
+  binary: 1003,
+  badFrames: 1008,
+  tooLarge: 1009,
+  backpressure: 1013,
+  heartbeatTimeout: 4000,
+  replaced: 4001,
+} as const;
+
+/** A frame a device may send. */
+export const inboundFrame = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('hello'), last_command_id: z.uuid().optional() }),
+  z.strictObject({
+    type: z.literal('ack'),
+    command_id: z.uuid(),
+    status: z.enum(['EXECUTED', 'FAILED']),
+    result: z.unknown().optional(),
+    error: z.string().max(2000).optional(),
+  }),
+  z.strictObject({ type: z.literal('heartbeat') }),
+]);
+
+/** A frame a device sends. */
+export type InboundFrame = z.output<typeof inboundFrame>;
+
+/** A frame the server sends. */
+export type OutboundFrame =
+  | {
+      type: 'welcome';
+      session_id: string;
+      heartbeat_interval_ms: number;
+      max_message_bytes: number;
+    }
+  | { type: 'command'; command: unknown }
+  | { type: 'acked'; command_id: string; status: string; repeated: boolean }
+  | { type: 'error'; code: string; message: string; command_id?: string }
+  | { type: 'heartbeat' };

@@ -1,0 +1,207 @@
+/**
+ * The device hub of one gateway process: the sessions it holds (one per device; a newer
+ * connection replaces an older one), push routing, the periodic checks, and the command
+ * sweep.
+ *
+ * Routing (DESIGN §6): whoever makes a command deliverable wakes the device locally and —
+ * on PostgreSQL — NOTIFYs `saffron_commands` in the same transaction; every gateway LISTENs
+ * and the one holding the device's socket pushes. PGlite is one process: local wake-ups
+ * are all there is. After the LISTEN connection is re-established every local session is
+ * woken, since notifications sent meanwhile are lost.
+ *
+ * The sweep (every `sweepIntervalMs`; on PostgreSQL by one gateway at a time, under an
+ * advisory lock) expires commands, applies the ack timeout (retry with backoff, or FAILED
+ * after `max_retries`), wakes devices whose retries came due, and resets devices left
+ * ONLINE by a gateway that died (no `last_seen` for `staleAfterMs`).
+ */
+import { randomUUID } from 'node:crypto';
+import { Gauge } from 'prom-client';
+import type { WebSocket } from 'ws';
+import { applyDeviceEvent, devEvents } from '../../actors/index.js';
+import {
+  expireCommands,
+  listenForCommands,
+  listNewlyDueDevices,
+  listStaleDevices,
+  notifyCommands,
+  retryUnackedCommands,
+  SYSTEM_ACTOR,
+  touchDevices,
+  withAdvisoryLock,
+  type CommandActor,
+} from '../../runtime/index.js';
+import type { GatewayContext } from '../context.js';
+import { CLOSE } from './frames.js';
+import { openSession, type DeviceSession } from './session.js';
+import type { DeviceLinkSettings } from './settings.js';
+
+/** What one sweep did. */
+export interface SweepReport {
+  expired: number;
+  retried: number;
+  failed: number;
+  woken: number;
+  stale: number;
+}
+
+/** The device hub of one gateway. */
+export interface DeviceHub {
+  /** This gateway's id in notifications and audit rows. */
+  readonly nodeId: string;
+  /** Who delivers commands, for the audit trail. */
+  readonly actor: CommandActor;
+  /** Serve a device's socket (authenticated already). */
+  accept(socket: WebSocket, deviceId: string, sourceIp: string | null): DeviceSession;
+  /** Push due commands to `deviceId` if its socket is here. */
+  wake(deviceId: string): void;
+  /** Run one sweep now (also runs on its interval); undefined when another node holds the lock. */
+  sweep(): Promise<SweepReport | undefined>;
+  /** Start listening and the periodic work. */
+  start(): Promise<void>;
+  /** Close every session, stop the periodic work, wait for what is in flight. */
+  close(): Promise<void>;
+}
+
+/** Create the hub of `ctx`'s gateway. */
+export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSettings): DeviceHub {
+  const nodeId = randomUUID();
+  const actor: CommandActor = { actor: `gateway:${nodeId}`, role: 'system' };
+  const log = ctx.app.log;
+  const sessions = new Map<string, DeviceSession>();
+  const live = new Set<DeviceSession>(); // includes replaced sessions still closing
+  const background = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T | undefined> => {
+    const guarded = work.catch((error: unknown) => {
+      log.error({ err: error }, 'device hub background work failed');
+      return undefined;
+    });
+    background.add(guarded);
+    void guarded.finally(() => background.delete(guarded));
+    return guarded;
+  };
+  let timers: NodeJS.Timeout[] = [];
+  let unlisten: (() => Promise<void>) | undefined;
+  let sweeping: Promise<SweepReport | undefined> | undefined;
+  let closing = false;
+  let dueSince = new Date(ctx.now().getTime() - settings.retryMaxMs);
+
+  new Gauge({
+    name: 'saffron_device_sessions',
+    help: 'device WebSocket sessions held by this gateway',
+    registers: [ctx.metrics],
+    collect() {
+      this.set(sessions.size);
+    },
+  });
+
+  const wake = (deviceId: string) => sessions.get(deviceId)?.wake();
+
+  const tick = () => {
+    const now = ctx.now();
+    const due: string[] = [];
+    for (const session of live) if (session.tick(now.getTime())) due.push(session.deviceId);
+    if (due.length > 0) void track(touchDevices(ctx.store, due, now));
+  };
+
+  const runSweep = async (): Promise<SweepReport | undefined> => {
+    const now = ctx.now();
+    const work = async (): Promise<SweepReport> => {
+      const expired = await expireCommands(ctx.store, SYSTEM_ACTOR, now);
+      const changed = await retryUnackedCommands(
+        ctx.store,
+        {
+          deliveredBefore: new Date(now.getTime() - settings.ackTimeoutMs),
+          backoff: { baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs },
+          actor: SYSTEM_ACTOR,
+        },
+        now,
+      );
+      const due = await listNewlyDueDevices(ctx.store, dueSince, now);
+      dueSince = now;
+      if (due.length > 0) {
+        await ctx.store.transaction((tx) => notifyCommands(tx, due, nodeId));
+        due.forEach(wake);
+      }
+      let stale = 0;
+      const quiet = await listStaleDevices(
+        ctx.store,
+        new Date(now.getTime() - settings.staleAfterMs),
+      );
+      for (const deviceId of quiet) {
+        if (sessions.has(deviceId)) continue; // alive here
+        await applyDeviceEvent(ctx.store, deviceId, devEvents.stale(), now);
+        stale++;
+      }
+      const retried = changed.filter((c) => c.status === 'PENDING').length;
+      return {
+        expired: expired.length,
+        retried,
+        failed: changed.length - retried,
+        woken: due.length,
+        stale,
+      };
+    };
+    const driver = ctx.store.driver;
+    if (driver.dialect !== 'postgres') return work();
+    return withAdvisoryLock(driver.pool, 'saffron:commands', work);
+  };
+
+  const sweep = () => {
+    // one sweep at a time per process; a call during one waits for it
+    sweeping ??= runSweep().finally(() => (sweeping = undefined));
+    return sweeping;
+  };
+
+  return {
+    nodeId,
+    actor,
+    accept(socket, deviceId, sourceIp) {
+      const session = openSession(socket, deviceId, {
+        ctx,
+        settings,
+        actor,
+        sourceIp,
+        onEnd(ended) {
+          if (sessions.get(deviceId) === ended) sessions.delete(deviceId);
+        },
+      });
+      const previous = sessions.get(deviceId);
+      sessions.set(deviceId, session);
+      live.add(session);
+      void session.ended.finally(() => live.delete(session));
+      previous?.close(CLOSE.replaced, 'replaced by a newer connection of this device');
+      if (closing) session.close(CLOSE.shutdown, 'server shutting down');
+      return session;
+    },
+    wake,
+    sweep,
+    async start() {
+      const driver = ctx.store.driver;
+      if (driver.dialect === 'postgres')
+        unlisten = await listenForCommands(driver.pool, {
+          onNotify: ({ origin, deviceIds }) => {
+            if (origin !== nodeId) deviceIds.forEach(wake);
+          },
+          onReconnect: () => sessions.forEach((s) => s.wake()),
+          onError: (error) => log.warn({ err: error }, 'command notifications: connection lost'),
+        });
+      timers = [
+        setInterval(tick, settings.heartbeatIntervalMs),
+        setInterval(() => void track(sweep()), settings.sweepIntervalMs),
+      ];
+      for (const timer of timers) timer.unref();
+    },
+    async close() {
+      closing = true;
+      timers.forEach(clearInterval);
+      await unlisten?.();
+      for (const session of live) session.close(CLOSE.shutdown, 'server shutting down');
+      // a device that does not answer the close handshake promptly is cut off
+      const deadline = setTimeout(() => live.forEach((s) => s.terminate()), 1000);
+      await Promise.all([...live].map((s) => s.ended));
+      clearTimeout(deadline);
+      await sweeping;
+      await Promise.all(background);
+    },
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * One device's WebSocket session (protocol: frames.ts). Work on a session — applying the
+ * device's status events, answering frames, handing out commands — runs one piece at a
+ * time in arrival order, so an ack never overtakes the hello before it and the disconnect
+ * is always applied after the connect.
+ *
+ * Delivery: commands are marked DELIVERED in the database before they are written to the
+ * socket, so a connection that drops mid-write loses nothing — the command is pushed again
+ * on the next hello, or retried after the ack timeout. The device deduplicates by
+ * `command_id`.
+ *
+ * Back-pressure: a device that reads slowly makes `bufferedAmount` (bytes queued in the
+ * socket) grow. Above `maxBufferedBytes` nothing more is pushed — commands stay PENDING in
+ * the database, not in memory — and delivery resumes once the queue drains below half the
+ * cap. A socket above the cap on which no write has completed for `backpressureGraceMs`
+ * (the device stopped reading) is closed with 1013, then terminated if the close cannot get
+ * through. So memory per connection is bounded by the cap plus one delivery batch.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import { applyDeviceEvent, devEvents } from '../../actors/index.js';
+import {
+  deliverCommands,
+  redeliverCommands,
+  type CommandActor,
+  type CommandRecord,
+} from '../../runtime/index.js';
+import type { GatewayContext } from '../context.js';
+import { jsonDepth, MAX_DEPTH } from '../jsonBody.js';
+import { toProblem } from '../problem.js';
+import { acknowledge } from './acknowledge.js';
+import { CLOSE, inboundFrame, type InboundFrame, type OutboundFrame } from './frames.js';
+import { commandJson } from './present.js';
+import type { DeviceLinkSettings } from './settings.js';
+
+/** Bad frames in a row after which a session is closed. */
+const MAX_BAD_FRAMES = 10;
+
+/** A live device session. */
+export interface DeviceSession {
+  readonly id: string;
+  readonly deviceId: string;
+  /** Resolves once the session has ended and the device's disconnect is recorded. */
+  readonly ended: Promise<void>;
+  /** Commands may be due: push them (after the hello, and unless back-pressured). */
+  wake(): void;
+  /** The periodic check: heartbeat, silence, back-pressure. True when `last_seen` is due. */
+  tick(nowMs: number): boolean;
+  /** Close with `code` (and terminate if that does not complete within a tick). */
+  close(code: number, reason: string): void;
+  /** Drop the connection at once. */
+  terminate(): void;
+}
+
+/** What a session needs from its gateway. */
+export interface SessionDeps {
+  ctx: GatewayContext;
+  settings: DeviceLinkSettings;
+  /** Who delivers commands, for the audit trail. */
+  actor: CommandActor;
+  sourceIp: string | null;
+  /** The session ended (called once, before its disconnect is recorded). */
+  onEnd(session: DeviceSession): void;
+}
+
+/** Serve `socket` for `deviceId`. Attach before any await, so no early frame is missed. */
+export function openSession(socket: WebSocket, deviceId: string, deps: SessionDeps): DeviceSession {
+  const { ctx, settings } = deps;
+  const id = randomUUID();
+  const nowMs = () => ctx.now().getTime();
+  const log = ctx.app.log;
+
+  let chain: Promise<void> = Promise.resolve();
+  const serial = (work: () => Promise<void>): Promise<void> =>
+    (chain = chain.then(work).catch((error: unknown) => {
+      log.error({ err: error, device_id: deviceId }, 'device session work failed');
+    }));
+
+  let ready = false; // the device said hello
+  let over = false; // the socket has ended
+  let wantDelivery = false;
+  let delivering = false;
+  let heardAt = nowMs();
+  let touchedAt = heardAt;
+  let overCapSince: number | undefined;
+  let writtenAt = heardAt; // when a write last completed: progress of a slow reader
+  let closingSince: number | undefined;
+  let badFrames = 0;
+  let resolveEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+
+  const send = (frame: OutboundFrame, onWritten?: () => void): void => {
+    if (socket.readyState !== socket.OPEN) return;
+    socket.send(JSON.stringify(frame), (error) => {
+      if (error) return;
+      writtenAt = nowMs();
+      onWritten?.();
+    });
+  };
+  const overCap = () => socket.bufferedAmount > settings.maxBufferedBytes;
+  const drained = () => {
+    if (wantDelivery && socket.bufferedAmount <= settings.maxBufferedBytes / 2) session.wake();
+  };
+  const push = (commands: readonly CommandRecord[]) =>
+    commands.forEach((c, i) =>
+      send(
+        { type: 'command', command: commandJson(c) },
+        i === commands.length - 1 ? drained : undefined,
+      ),
+    );
+
+  const writable = () => !over && closingSince === undefined && socket.readyState === socket.OPEN;
+  // the resume runs in rounds like any delivery; these it already pushed again
+  let resumed = false;
+  const redelivered: string[] = [];
+
+  /**
+   * Hand out commands — first those a previous connection left unacked, then due PENDING
+   * ones — until none are left, the socket is over its cap, or it is closing.
+   */
+  const deliver = async () => {
+    while (wantDelivery && ready && writable()) {
+      if (overCap()) return; // resumed by `drained` or the next tick
+      wantDelivery = false;
+      const limit = settings.deliveryBatch;
+      if (!resumed) {
+        const changed = await redeliverCommands(
+          ctx.store,
+          deviceId,
+          { limit, exclude: redelivered, actor: deps.actor },
+          ctx.now(),
+        );
+        for (const c of changed) redelivered.push(c.commandId);
+        if (changed.length < limit) resumed = true;
+        wantDelivery = true;
+        push(changed.filter((c) => c.status === 'DELIVERED'));
+        continue;
+      }
+      const commands = await deliverCommands(
+        ctx.store,
+        deviceId,
+        { limit, via: 'websocket', actor: deps.actor },
+        ctx.now(),
+      );
+      push(commands);
+      if (commands.length === limit) wantDelivery = true; // maybe more
+    }
+  };
+  const deliverExclusively = async () => {
+    delivering = true;
+    try {
+      await deliver();
+    } finally {
+      delivering = false;
+    }
+  };
+
+  const hello = async () => {
+    send({
+      type: 'welcome',
+      session_id: id,
+      heartbeat_interval_ms: settings.heartbeatIntervalMs,
+      max_message_bytes: settings.maxInboundBytes,
+    });
+    if (ready) return; // one resume per session: every redelivery counts as a retry
+    ready = true;
+    wantDelivery = true;
+    await deliverExclusively();
+  };
+
+  const ack = async (frame: Extract<InboundFrame, { type: 'ack' }>) => {
+    try {
+      const done = await acknowledge(
+        ctx,
+        {
+          deviceId,
+          commandId: frame.command_id,
+          status: frame.status,
+          ...(frame.result !== undefined ? { result: frame.result } : {}),
+          ...(frame.error !== undefined ? { error: frame.error } : {}),
+        },
+        deps.sourceIp,
+      );
+      send({
+        type: 'acked',
+        command_id: frame.command_id,
+        status: done.command.status,
+        repeated: done.repeated,
+      });
+    } catch (error) {
+      const problem = toProblem(error);
+      if (!problem) throw error;
+      send({
+        type: 'error',
+        code: problem.code,
+        message: problem.message,
+        command_id: frame.command_id,
+      });
+    }
+  };
+
+  const bad = (code: string, message: string) => {
+    send({ type: 'error', code, message });
+    if (++badFrames >= MAX_BAD_FRAMES) session.close(CLOSE.badFrames, 'too many invalid frames');
+  };
+
+  const handle = async (text: string) => {
+    if (over) return;
+    if (jsonDepth(text) > MAX_DEPTH)
+      return bad('FRAME_TOO_DEEP', `frames nest at most ${MAX_DEPTH} levels`);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return bad('MALFORMED_FRAME', 'a frame is one JSON object');
+    }
+    const parsed = inboundFrame.safeParse(value);
+    if (!parsed.success)
+      return bad(
+        'INVALID_FRAME',
+        parsed.error.issues
+          .slice(0, 5)
+          .map((i) => `${['$', ...i.path].join('.')}: ${i.message}`)
+          .join('; '),
+      );
+    badFrames = 0;
+    const frame = parsed.data;
+    switch (frame.type) {
+      case 'hello':
+        return hello();
+      case 'ack':
+        return ack(frame);
+      case 'heartbeat':
+        return;
+      default: {
+        const never: never = frame;
+        return never;
+      }
+    }
+  };
+
+  const session: DeviceSession = {
+    id,
+    deviceId,
+    ended,
+    wake() {
+      wantDelivery = true;
+      if (delivering || !ready || !writable()) return;
+      delivering = true; // claimed now, so wakes meanwhile only set wantDelivery
+      void serial(deliverExclusively);
+    },
+    tick(now) {
+      if (over) return false;
+      if (closingSince !== undefined) {
+        if (now - closingSince >= settings.heartbeatIntervalMs) socket.terminate();
+        return false;
+      }
+      if (now - heardAt > settings.missedHeartbeats * settings.heartbeatIntervalMs) {
+        session.close(CLOSE.heartbeatTimeout, 'heartbeat timeout');
+        return false;
+      }
+      if (overCap()) {
+        // over the cap is fine while writes complete; a device that stops reading is not
+        overCapSince ??= now;
+        if (now - Math.max(overCapSince, writtenAt) >= settings.backpressureGraceMs)
+          session.close(CLOSE.backpressure, 'the device reads too slowly; reconnect later');
+      } else {
+        overCapSince = undefined;
+        send({ type: 'heartbeat' });
+        if (wantDelivery) session.wake();
+      }
+      if (heardAt > touchedAt && now - touchedAt >= settings.lastSeenEveryMs) {
+        touchedAt = now;
+        return true;
+      }
+      return false;
+    },
+    close(code, reason) {
+      if (over || closingSince !== undefined) return;
+      closingSince = nowMs();
+      socket.close(code, reason);
+    },
+    terminate() {
+      socket.terminate();
+    },
+  };
+
+  socket.on('message', (data, isBinary) => {
+    heardAt = nowMs();
+    if (isBinary) return session.close(CLOSE.binary, 'frames are JSON text');
+    const bytes = Array.isArray(data)
+      ? data.reduce((n, b) => n + b.length, 0)
+      : data instanceof ArrayBuffer
+        ? data.byteLength
+        : data.length;
+    if (bytes > settings.maxInboundBytes)
+      return session.close(CLOSE.tooLarge, `frames are at most ${settings.maxInboundBytes} bytes`);
+    const text = Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : Buffer.isBuffer(data)
+        ? data.toString('utf8')
+        : Buffer.from(data).toString('utf8');
+    void serial(() => handle(text));
+  });
+  socket.on('close', () => {
+    if (over) return;
+    over = true;
+    deps.onEnd(session);
+    void serial(async () => {
+      await applyDeviceEvent(ctx.store, deviceId, devEvents.disconnected(id), ctx.now());
+    }).then(resolveEnded);
+  });
+  void serial(async () => {
+    await applyDeviceEvent(ctx.store, deviceId, devEvents.connected(id), ctx.now());
+  });
+  return session;
+}

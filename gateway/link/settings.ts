@@ -1,0 +1,54 @@
+/**
+ * Tunables of the device link (WebSocket sessions, command delivery and redelivery). The
+ * defaults suit a fleet on mobile networks; tests shrink the intervals instead of sleeping.
+ */
+
+/** Options of the device link; every field has a default. */
+export interface DeviceLinkOptions {
+  /** Server heartbeat period; a session silent for `missedHeartbeats` periods is closed (30 s). */
+  heartbeatIntervalMs?: number;
+  /** Heartbeat periods of silence before a session is closed (3). */
+  missedHeartbeats?: number;
+  /** How long a DELIVERED command waits for its ack before it is retried (60 s). */
+  ackTimeoutMs?: number;
+  /** Period of the retry / expiry sweep (5 s). */
+  sweepIntervalMs?: number;
+  /** First retry delay; doubles per retry, with jitter (5 s). */
+  retryBaseMs?: number;
+  /** Longest retry delay (10 min). */
+  retryMaxMs?: number;
+  /** Bytes a socket may have queued before pushes stop (1 MiB). */
+  maxBufferedBytes?: number;
+  /** How long a socket may stay over `maxBufferedBytes` before it is closed with 1013 (30 s). */
+  backpressureGraceMs?: number;
+  /** Largest message a device may send (64 KiB; the server's ws `maxPayload` caps it too). */
+  maxInboundBytes?: number;
+  /** Commands handed out per delivery round (100). */
+  deliveryBatch?: number;
+  /** How often a connected device's `last_seen` is written (5 min). */
+  lastSeenEveryMs?: number;
+  /** A device ONLINE or SYNCING with `last_seen` older than this is reset to OFFLINE (3 × lastSeenEveryMs). */
+  staleAfterMs?: number;
+}
+
+/** Device link settings with defaults applied. */
+export type DeviceLinkSettings = Required<DeviceLinkOptions>;
+
+/** Apply the defaults. */
+export function deviceLinkSettings(options: DeviceLinkOptions = {}): DeviceLinkSettings {
+  const lastSeenEveryMs = options.lastSeenEveryMs ?? 300_000;
+  return {
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
+    missedHeartbeats: options.missedHeartbeats ?? 3,
+    ackTimeoutMs: options.ackTimeoutMs ?? 60_000,
+    sweepIntervalMs: options.sweepIntervalMs ?? 5_000,
+    retryBaseMs: options.retryBaseMs ?? 5_000,
+    retryMaxMs: options.retryMaxMs ?? 600_000,
+    maxBufferedBytes: options.maxBufferedBytes ?? 1024 * 1024,
+    backpressureGraceMs: options.backpressureGraceMs ?? 30_000,
+    maxInboundBytes: options.maxInboundBytes ?? 64 * 1024,
+    deliveryBatch: options.deliveryBatch ?? 100,
+    lastSeenEveryMs,
+    staleAfterMs: options.staleAfterMs ?? 3 * lastSeenEveryMs,
+  };
+}

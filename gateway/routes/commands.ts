@@ -1,0 +1,182 @@
+/**
+ * Cloud-to-device commands (DESIGN §6; lifecycle in runtime/store/commands/command.ts):
+ *
+ * - `POST /api/v1/devices/{id}/commands` — an operator creates one (typed payloads:
+ *   link/commandTypes.ts); it is pushed at once if the device's socket is open on any
+ *   gateway.
+ * - `GET /api/v1/devices/{id}/commands` — the device itself polls: its due PENDING commands
+ *   are returned and marked DELIVERED (the polling fallback of the socket). Operators list
+ *   with `?status=` and change nothing.
+ * - `POST /api/v1/devices/{id}/commands/{command_id}/ack` — the device reports EXECUTED or
+ *   FAILED; repeating an ack is harmless (200), contradicting one is a 409.
+ * - `GET /api/v1/devices/{id}/ws` — the socket (deviceSocket.ts).
+ *
+ * This module owns the gateway's device hub: sessions, push routing and the retry sweep
+ * start with the routes and stop with the gateway.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import {
+  COMMAND_STATUSES,
+  deliverCommands,
+  findClearPan,
+  insertCommand,
+  listCommands,
+} from '../../runtime/index.js';
+import { requireDeviceOrRole } from '../auth/principal.js';
+import type { GatewayContext } from '../context.js';
+import { acknowledge } from '../link/acknowledge.js';
+import { createCommandBody } from '../link/commandTypes.js';
+import { createDeviceHub } from '../link/hub.js';
+import { commandJson, commandSchema } from '../link/present.js';
+import { deviceLinkSettings, type DeviceLinkOptions } from '../link/settings.js';
+import { Problem } from '../problem.js';
+import { route } from '../route.js';
+import type { RouteModule } from '../server.js';
+import { registerDeviceSocket } from './deviceSocket.js';
+
+const READ = ['admin', 'operator', 'viewer'] as const;
+const SEND = ['admin', 'operator'] as const;
+
+const deviceParams = z.strictObject({ id: z.string().min(1).max(100) });
+const ackParams = z.strictObject({ id: z.string().min(1).max(100), command_id: z.uuid() });
+const listQuery = z.strictObject({
+  status: z.enum(COMMAND_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+const ackBody = z.strictObject({
+  status: z.enum(['EXECUTED', 'FAILED']),
+  result: z.unknown().optional(),
+  error: z.string().max(2000).optional(),
+});
+const commandsResponse = z.object({ commands: z.array(commandSchema) });
+
+/** The command routes and device socket, with the device link tuned by `options`. */
+export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
+  return async (ctx: GatewayContext) => {
+    const settings = deviceLinkSettings(options);
+    const hub = createDeviceHub(ctx, settings);
+    await hub.start();
+    ctx.onClose(() => hub.close());
+    const tags = ['commands'];
+
+    route(
+      ctx,
+      {
+        method: 'POST',
+        url: '/api/v1/devices/:id/commands',
+        summary: 'send a command to a device (pushed over its socket, or picked up by polling)',
+        tags,
+        access: { roles: SEND },
+        params: deviceParams,
+        body: createCommandBody,
+        response: commandSchema,
+        status: 201,
+        bodyLimit: 512 * 1024,
+      },
+      async ({ params, body, principal, request }) => {
+        if (findClearPan(body.payload))
+          throw new Problem(
+            422,
+            'CARD_DATA_IN_CLEAR',
+            'the payload contains what looks like a card number in clear',
+          );
+        const now = ctx.now();
+        const command = await insertCommand(
+          ctx.store,
+          {
+            commandId: randomUUID(),
+            deviceId: params.id,
+            commandType: body.command_type,
+            payload: body.payload,
+            maxRetries: body.max_retries,
+            expiresAt:
+              body.expires_in_seconds !== undefined
+                ? new Date(now.getTime() + body.expires_in_seconds * 1000)
+                : null,
+          },
+          {
+            actor: principal.kind === 'user' ? principal.name : principal.deviceId,
+            role: principal.kind === 'user' ? principal.role : 'device',
+            sourceIp: request.ip,
+          },
+          hub.nodeId,
+          now,
+        );
+        if (!command) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device ${params.id}`);
+        hub.wake(params.id);
+        return commandJson(command);
+      },
+    );
+
+    route(
+      ctx,
+      {
+        method: 'GET',
+        url: '/api/v1/devices/:id/commands',
+        summary: 'device: take its due commands (marked DELIVERED); operators: list them by status',
+        tags,
+        access: { roles: READ, devices: true },
+        params: deviceParams,
+        query: listQuery,
+        response: commandsResponse,
+      },
+      async ({ params, query, principal }) => {
+        requireDeviceOrRole(principal, params.id, READ);
+        if (principal.kind === 'device') {
+          if (query.status !== undefined)
+            throw new Problem(
+              400,
+              'STATUS_FILTER_NOT_FOR_DEVICES',
+              'a device polls for its due commands; status filters are for operators',
+            );
+          const commands = await deliverCommands(
+            ctx.store,
+            params.id,
+            { limit: query.limit, via: 'poll', actor: { actor: params.id, role: 'device' } },
+            ctx.now(),
+          );
+          return { commands: commands.map(commandJson) };
+        }
+        const commands = await listCommands(ctx.store, {
+          deviceId: params.id,
+          limit: query.limit,
+          ...(query.status !== undefined ? { status: query.status } : {}),
+        });
+        return { commands: commands.map(commandJson) };
+      },
+    );
+
+    route(
+      ctx,
+      {
+        method: 'POST',
+        url: '/api/v1/devices/:id/commands/:command_id/ack',
+        summary: 'device: report a command EXECUTED or FAILED (idempotent)',
+        tags,
+        access: { roles: [], devices: true },
+        params: ackParams,
+        body: ackBody,
+        response: commandSchema,
+        bodyLimit: 64 * 1024,
+      },
+      async ({ params, body, principal, request }) => {
+        requireDeviceOrRole(principal, params.id, []); // operators never ack
+        const done = await acknowledge(
+          ctx,
+          {
+            deviceId: params.id,
+            commandId: params.command_id,
+            status: body.status,
+            ...(body.result !== undefined ? { result: body.result } : {}),
+            ...(body.error !== undefined ? { error: body.error } : {}),
+          },
+          request.ip,
+        );
+        return commandJson(done.command);
+      },
+    );
+
+    registerDeviceSocket(ctx, hub);
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * Signed device configuration (DESIGN §5–6). Operators publish configuration layers per
+ * fleet (scope key `*`), device type and device — each `PUT` a new version — and a device
+ * pulls the merge of the layers that apply to it (fleet ← device type ← device, RFC 7386
+ * merge patch; see config/mergeLayers.ts) as a signed document, and its fraud rules the same
+ * way. Both answer `If-None-Match` with 304 and no body. The public key that verifies the
+ * signatures is at `/api/v1/config/public-key`.
+ */
+import { createHash, createPublicKey, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import {
+  CONFIG_SCOPES,
+  ConflictError,
+  contentChecksum,
+  documentEtag,
+  getConfigLayer,
+  getDevice,
+  getDeviceConfigLayers,
+  listAssignments,
+  publishConfig,
+  selectFraudPolicies,
+  signedText,
+  type ConfigLayerRecord,
+} from '../../runtime/index.js';
+import { requireDeviceOrRole } from '../auth/principal.js';
+import { answerSigned } from '../config/answerSigned.js';
+import { deviceConfigDocument, fraudRulesDocument } from '../config/documents.js';
+import type { GatewayContext } from '../context.js';
+import { deviceIdField, deviceParams, deviceTypeField, jsonObjectField } from '../fields.js';
+import { Problem } from '../problem.js';
+import { route } from '../route.js';
+
+const READ = ['admin', 'operator', 'viewer'] as const;
+const PUBLISH = ['admin', 'operator'] as const;
+
+/** `{scope}/{scope_key}`: fleet takes `*`, device_type a type, device a device id. */
+const layerParams = z
+  .strictObject({ scope: z.enum(CONFIG_SCOPES), scope_key: z.string().min(1).max(200) })
+  .superRefine((p, issues) => {
+    const ok =
+      p.scope === 'fleet'
+        ? p.scope_key === '*'
+        : p.scope === 'device_type'
+          ? deviceTypeField.safeParse(p.scope_key).success
+          : deviceIdField.safeParse(p.scope_key).success;
+    if (!ok)
+      issues.addIssue({
+        code: 'custom',
+        path: ['scope_key'],
+        message:
+          p.scope === 'fleet'
+            ? "the fleet scope's key is '*'"
+            : `not a valid ${p.scope === 'device' ? 'device id' : 'device type'}`,
+      });
+  });
+
+const layerResponse = z.object({
+  scope: z.enum(CONFIG_SCOPES),
+  scope_key: z.string(),
+  version: z.number(),
+  config: jsonObjectField,
+  checksum: z.string(),
+  current: z.boolean(),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+});
+
+const layerJson = (layer: ConfigLayerRecord): z.infer<typeof layerResponse> => ({
+  scope: layer.scope,
+  scope_key: layer.scopeKey,
+  version: layer.version,
+  config: layer.config,
+  checksum: layer.checksum,
+  current: layer.current,
+  created_by: layer.createdBy,
+  created_at: layer.createdAt.toISOString(),
+});
+
+const signedDocument = z
+  .object({ type: z.string(), checksum: z.string(), signature: z.string() })
+  .catchall(z.unknown());
+
+/** Register the configuration routes. */
+export function registerConfigRoutes(ctx: GatewayContext): void {
+  const publicKeyDer = createPublicKey(ctx.keys.publicKeyPem).export({
+    type: 'spki',
+    format: 'der',
+  });
+  const publicKey = {
+    algorithm: 'Ed25519' as const,
+    public_key_pem: ctx.keys.publicKeyPem,
+    key_id: createHash('sha256').update(publicKeyDer).digest('hex'),
+  };
+
+  route(
+    ctx,
+    {
+      method: 'PUT',
+      url: '/api/v1/config/:scope/:scope_key',
+      summary:
+        'publish a new version of a configuration layer (fleet `*`, a device type or a device); the body is the layer',
+      tags: ['config'],
+      access: { roles: PUBLISH },
+      params: layerParams,
+      body: jsonObjectField,
+      response: layerResponse,
+    },
+    async ({ params, body, principal }) => {
+      if (params.scope === 'device' && !(await getDevice(ctx.store, params.scope_key)))
+        throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.scope_key}'`);
+      const checksum = contentChecksum(body);
+      try {
+        const layer = await ctx.store.transaction((tx) =>
+          publishConfig(
+            tx,
+            {
+              configId: randomUUID(),
+              scope: params.scope,
+              scopeKey: params.scope_key,
+              config: body,
+              createdBy: principal.kind === 'user' ? principal.name : principal.deviceId,
+            },
+            ({ scope, scopeKey, version }) => {
+              const document = {
+                type: 'saffron.config-layer.v1',
+                scope,
+                scope_key: scopeKey,
+                version,
+                config: body,
+                checksum,
+              };
+              return {
+                checksum,
+                etag: documentEtag(document),
+                signature: ctx.keys.sign(signedText(document)),
+              };
+            },
+            ctx.now(),
+          ),
+        );
+        return layerJson(layer);
+      } catch (error) {
+        if (error instanceof ConflictError)
+          throw new Problem(
+            409,
+            'VERSION_CONFLICT',
+            'another version of this layer was published at the same time; retry',
+          );
+        throw error;
+      }
+    },
+  );
+
+  route(
+    ctx,
+    {
+      method: 'GET',
+      url: '/api/v1/config/:scope/:scope_key',
+      summary: 'a configuration layer: the current version, or ?version=n',
+      tags: ['config'],
+      access: { roles: READ },
+      params: layerParams,
+      query: z.strictObject({ version: z.coerce.number().int().min(1).optional() }),
+      response: layerResponse,
+    },
+    async ({ params, query }) => {
+      const layer = await getConfigLayer(ctx.store, params.scope, params.scope_key, query.version);
+      if (!layer)
+        throw new Problem(
+          404,
+          'CONFIG_NOT_FOUND',
+          `no ${params.scope} configuration '${params.scope_key}'${query.version ? ` version ${query.version}` : ''}`,
+        );
+      return layerJson(layer);
+    },
+  );
+
+  route(
+    ctx,
+    {
+      method: 'GET',
+      url: '/api/v1/devices/:device_id/config',
+      summary:
+        "a device's effective configuration, signed (ETag; If-None-Match → 304); the device itself or operators",
+      tags: ['config'],
+      access: { roles: READ, devices: true },
+      params: deviceParams,
+      response: signedDocument,
+    },
+    async ({ params, principal, request, reply }) => {
+      requireDeviceOrRole(principal, params.device_id, READ);
+      const device = await getDevice(ctx.store, params.device_id);
+      if (!device) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.device_id}'`);
+      const [layers, assignments] = await Promise.all([
+        getDeviceConfigLayers(ctx.store, device),
+        listAssignments(ctx.store, device.deviceId),
+      ]);
+      return answerSigned(
+        ctx.keys,
+        request,
+        reply,
+        deviceConfigDocument(device.deviceId, layers, assignments),
+      );
+    },
+  );
+
+  route(
+    ctx,
+    {
+      method: 'GET',
+      url: '/api/v1/config/fraud-rules',
+      summary:
+        "the calling device's fraud rules, signed (ETag; If-None-Match → 304); operators may pass ?device_id",
+      tags: ['config'],
+      access: { roles: READ, devices: true },
+      query: z.strictObject({ device_id: deviceIdField.optional() }),
+      response: signedDocument,
+    },
+    async ({ query, principal, request, reply }) => {
+      let deviceId = query.device_id;
+      if (principal.kind === 'device') {
+        if (deviceId !== undefined && deviceId !== principal.deviceId)
+          throw new Problem(403, 'FORBIDDEN', 'a device may only use its own resources');
+        deviceId = principal.deviceId;
+      } else if (deviceId !== undefined && !(await getDevice(ctx.store, deviceId)))
+        throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${deviceId}'`);
+      const selected = await selectFraudPolicies(ctx.store, deviceId);
+      return answerSigned(ctx.keys, request, reply, fraudRulesDocument(deviceId ?? null, selected));
+    },
+  );
+
+  route(
+    ctx,
+    {
+      method: 'GET',
+      url: '/api/v1/config/public-key',
+      summary: "the cloud's Ed25519 public key that verifies configuration signatures",
+      tags: ['config'],
+      access: { roles: READ, devices: true },
+      response: z.object({
+        algorithm: z.literal('Ed25519'),
+        public_key_pem: z.string(),
+        key_id: z.string(),
+      }),
+    },
+    () => Promise.resolve(publicKey),
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * Finding card numbers in clear (DESIGN §5: a PAN is never stored in clear). A device must
+ * send a card as token + last four digits + encrypted payload; anything else in a record
+ * that looks like a primary account number means the device leaked one, and the record is
+ * refused before it is stored or logged anywhere.
+ *
+ * "Looks like a PAN" = 13 to 19 digits that pass the Luhn check, found anywhere in the
+ * value: in strings (as one run of digits, or in groups the way cards are printed —
+ * `4111 1111 1111 1111`, `3782-822463-10005`: a first group of four, then groups of three
+ * to six, separated by one space or dash), in object keys, and in numbers. An integer too
+ * large for a double (> 2^53) with 16 to 19 digits cannot be checked exactly after
+ * `JSON.parse` and is treated as a card number.
+ *
+ * The price is false positives: one 13–19 digit number in ten passes Luhn by chance, so
+ * records must not carry long numeric identifiers (epoch milliseconds have 13 digits —
+ * send RFC 3339 times instead). A false positive rejects a record; a false negative leaks
+ * a card number; the check leans toward the first.
+ */
+
+/** Where a clear card number was found: the JSON path of the value (or key) holding it. */
+export interface ClearPanHit {
+  path: string;
+  /** True when the number was in an object key rather than a value. */
+  inKey: boolean;
+}
+
+const MIN_DIGITS = 13;
+const MAX_DIGITS = 19;
+
+/** Whether a string of digits passes the Luhn (mod 10) check. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+const isPan = (digits: string) =>
+  digits.length >= MIN_DIGITS && digits.length <= MAX_DIGITS && luhnValid(digits);
+
+/** Whether `text` contains something that looks like a clear card number. */
+export function containsClearPan(text: string): boolean {
+  // runs of digits, each with the separator that follows it (one space or dash, or none)
+  const runs: { digits: string; end: number }[] = [];
+  for (const match of text.matchAll(/\d+/g)) {
+    const digits = match[0];
+    if (isPan(digits)) return true;
+    runs.push({ digits, end: match.index + digits.length });
+  }
+  // grouped forms: a group of four, then groups of 3–6, each joined by one ' ' or '-'
+  for (let i = 0; i < runs.length; i++) {
+    const first = runs[i]!;
+    if (first.digits.length !== 4) continue;
+    let joined = first.digits;
+    let previous = first;
+    for (let j = i + 1; j < runs.length; j++) {
+      const next = runs[j]!;
+      const gap = text.slice(previous.end, previous.end + 1);
+      const start = next.end - next.digits.length;
+      if (start !== previous.end + 1 || (gap !== ' ' && gap !== '-')) break;
+      if (next.digits.length < 3 || next.digits.length > 6) break;
+      joined += next.digits;
+      if (joined.length > MAX_DIGITS) break;
+      if (isPan(joined)) return true;
+      previous = next;
+    }
+  }
+  return false;
+}
+
+function numberLooksLikePan(value: number): boolean {
+  if (!Number.isInteger(value)) return false;
+  const magnitude = Math.abs(value);
+  if (magnitude < 10 ** (MIN_DIGITS - 1)) return false;
+  if (Number.isSafeInteger(magnitude)) return isPan(String(magnitude));
+  // precision is lost beyond 2^53: a 16–19 digit integer cannot be checked, so it counts
+  return magnitude < 10 ** MAX_DIGITS;
+}
+
+const child = (path: string, key: string | number) =>
+  typeof key === 'number'
+    ? `${path}[${key}]`
+    : /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+      ? `${path}.${key}`
+      : `${path}[${JSON.stringify(key)}]`;
+
+/**
+ * The first place in a JSON value that holds a clear card number, or undefined. The path
+ * never contains the number itself: a hit in a key reports the path of the object.
+ */
+export function findClearPan(value: unknown, path = '$'): ClearPanHit | undefined {
+  if (typeof value === 'string')
+    return containsClearPan(value) ? { path, inKey: false } : undefined;
+  if (typeof value === 'number')
+    return numberLooksLikePan(value) ? { path, inKey: false } : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findClearPan(value[i], child(path, i));
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, member] of Object.entries(value)) {
+      if (containsClearPan(key)) return { path, inKey: true };
+      const hit = findClearPan(member, child(path, key));
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,41 @@
+import { translateDriverError } from '../errors.js';
+import type { StoreHandle } from '../store.js';
+import type { CommandActor, CommandAuditEvent } from './command.js';
+
+/** One command audit row. */
+export interface CommandAuditEntry {
+  event: CommandAuditEvent;
+  deviceId: string;
+  commandId: string;
+  /** What changed; never payloads or results (they may be large), never card data. */
+  details?: Record<string, unknown>;
+}
+
+/** Append audit rows for changes made by `actor`; call in the transaction of the change. */
+export async function appendCommandAudit(
+  h: StoreHandle,
+  actor: CommandActor,
+  entries: readonly CommandAuditEntry[],
+  now: Date,
+): Promise<void> {
+  if (entries.length === 0) return;
+  try {
+    await h.db
+      .insertInto('command_audit_log')
+      .values(
+        entries.map((e) => ({
+          event_type: e.event,
+          actor: actor.actor,
+          actor_role: actor.role,
+          device_id: e.deviceId,
+          command_id: e.commandId,
+          details: h.codec.json(e.details ?? {}),
+          source_ip: actor.sourceIp ?? null,
+          created_at: h.codec.time(now),
+        })),
+      )
+      .execute();
+  } catch (error) {
+    throw translateDriverError(error, `append ${entries.length} command audit row(s)`);
+  }
+}

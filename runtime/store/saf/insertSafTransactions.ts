@@ -1,0 +1,153 @@
+/**
+ * Store one SAF upload in one transaction: a multi-row insert with ON CONFLICT DO NOTHING
+ * (cloud tier), then the rows that did not go in are classified against what is stored —
+ *
+ * - same idempotency key, same device, same content → `duplicate` (a retried upload: the
+ *   record is held, so the device may mark it synced);
+ * - same idempotency key, another device or other content → `IDEMPOTENCY_CONFLICT`;
+ * - key unused but the device's sequence number taken → `SEQUENCE_CONFLICT`.
+ *
+ * The device row is locked for the transaction (concurrent uploads of one device take
+ * turns), `last_sync` and `last_sequence_number` move forward, and the sequence gaps around
+ * what this upload touched are computed from the committed-to-be state. Records must be
+ * distinct by key and by sequence number (the caller settles repeats within a batch).
+ */
+import { canonicalJson } from '../../definition/hash.js';
+import { translateDriverError } from '../errors.js';
+import type { Store } from '../store.js';
+import { findSequenceGaps, type SequenceGap } from './findSequenceGaps.js';
+
+/** A verified record to store. */
+export interface NewSafTransaction {
+  transactionId: string;
+  /** The workflow id: the idempotency key. */
+  workflowId: string;
+  deviceSequence: number;
+  workflowType: string;
+  workflowVersion: string | null;
+  amountMinor: number | null;
+  currency: string | null;
+  cardToken: string | null;
+  cardLast4: string | null;
+  encryptedPayload: string | null;
+  /** The record without its signature. */
+  record: Record<string, unknown>;
+  signature: string;
+  offlineCreatedAt: Date;
+}
+
+/** What happened to one record. */
+export type SafInsertOutcome =
+  | { kind: 'stored' }
+  | { kind: 'duplicate' }
+  | { kind: 'rejected'; code: 'IDEMPOTENCY_CONFLICT' | 'SEQUENCE_CONFLICT'; message: string };
+
+/** The result of one upload. */
+export interface SafBatchResult {
+  /** Outcome per record, by workflow id. */
+  outcomes: Map<string, SafInsertOutcome>;
+  /** Missing sequence numbers around this upload. */
+  gaps: SequenceGap[];
+}
+
+/** Store `records` of `deviceId` (see the module comment). */
+export async function insertSafTransactions(
+  store: Store,
+  deviceId: string,
+  records: readonly NewSafTransaction[],
+  now: Date,
+): Promise<SafBatchResult> {
+  try {
+    return await store.transaction(async (tx) => {
+      const device = await tx.db
+        .selectFrom('edge_devices')
+        .select('last_sequence_number')
+        .where('device_id', '=', deviceId)
+        .forUpdate()
+        .executeTakeFirst();
+      const previousLast = device ? tx.codec.parseInt(device.last_sequence_number) : 0;
+      const outcomes = new Map<string, SafInsertOutcome>();
+      if (records.length === 0) return { outcomes, gaps: [] };
+
+      const inserted = await tx.db
+        .insertInto('saf_transactions')
+        .values(
+          records.map((r) => ({
+            transaction_id: r.transactionId,
+            device_id: deviceId,
+            device_sequence: r.deviceSequence,
+            idempotency_key: r.workflowId,
+            workflow_type: r.workflowType,
+            workflow_version: r.workflowVersion,
+            amount_minor: r.amountMinor,
+            currency: r.currency,
+            card_token: r.cardToken,
+            card_last4: r.cardLast4,
+            encrypted_payload: r.encryptedPayload,
+            record: tx.codec.json(r.record),
+            signature: r.signature,
+            offline_created_at: tx.codec.time(r.offlineCreatedAt),
+            received_at: tx.codec.time(now),
+          })),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .returning('idempotency_key')
+        .execute();
+      for (const row of inserted) outcomes.set(row.idempotency_key, { kind: 'stored' });
+
+      const leftovers = records.filter((r) => !outcomes.has(r.workflowId));
+      if (leftovers.length > 0) {
+        const existing = await tx.db
+          .selectFrom('saf_transactions')
+          .select(['idempotency_key', 'device_id', 'record'])
+          .where(
+            'idempotency_key',
+            'in',
+            leftovers.map((r) => r.workflowId),
+          )
+          .execute();
+        const byKey = new Map(existing.map((row) => [row.idempotency_key, row]));
+        for (const r of leftovers) {
+          const held = byKey.get(r.workflowId);
+          if (!held)
+            outcomes.set(r.workflowId, {
+              kind: 'rejected',
+              code: 'SEQUENCE_CONFLICT',
+              message: `sequence number ${r.deviceSequence} is already used by another record of this device`,
+            });
+          else if (
+            held.device_id === deviceId &&
+            canonicalJson(tx.codec.parseJson(held.record)) === canonicalJson(r.record)
+          )
+            outcomes.set(r.workflowId, { kind: 'duplicate' });
+          else
+            outcomes.set(r.workflowId, {
+              kind: 'rejected',
+              code: 'IDEMPOTENCY_CONFLICT',
+              message: 'a different record with this workflow_id is already stored',
+            });
+        }
+      }
+
+      const synced = records.filter((r) => outcomes.get(r.workflowId)?.kind !== 'rejected');
+      if (synced.length === 0) return { outcomes, gaps: [] };
+      const sequences = synced.map((r) => r.deviceSequence);
+      const highest = Math.max(...sequences);
+      await tx.db
+        .updateTable('edge_devices')
+        .set({
+          last_sync: tx.codec.time(now),
+          last_sequence_number: Math.max(previousLast, highest),
+        })
+        .where('device_id', '=', deviceId)
+        .execute();
+      const from = Math.min(previousLast + 1, ...sequences);
+      return { outcomes, gaps: await findSequenceGaps(tx, deviceId, from, highest) };
+    });
+  } catch (error) {
+    throw translateDriverError(
+      error,
+      `store ${records.length} SAF record(s) of device ${deviceId}`,
+    );
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * The task queue's store operations on every dialect: a claim returns the claimed rows and
+ * takes over expired leases; a batch of outcomes is recorded only for the tasks the worker
+ * still holds, with their audit rows, and returns their groups as they now stand. On
+ * PostgreSQL and PGlite, the one-statement completion applies a prepared settle only when the
+ * task is its group's only one and the workflow is still at the expected version.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  claimTasks,
+  getWorkflow,
+  insertTasks,
+  insertWorkflow,
+  listAuditEvents,
+  listTasks,
+  type Store,
+} from '../../runtime/store/index.js';
+import {
+  completeTasksPostgres,
+  type TaskCompletion,
+} from '../../runtime/store/postgres/completeTasksPostgres.js';
+import { finishTasks, type TaskOutcome } from '../../runtime/store/tasks/finishTasks.js';
+import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+
+const T0 = new Date('2026-01-01T00:00:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+async function workflowWithTasks(store: Store, names: readonly string[], group = 'fan:1') {
+  const workflowId = randomUUID();
+  await insertWorkflow(store, {
+    id: workflowId,
+    workflowType: 'queue_test',
+    status: 'PENDING_ASYNC',
+    state: { n: 1 },
+  });
+  const ids = names.map(() => randomUUID());
+  await insertTasks(
+    store,
+    names.map((name, i) => ({
+      id: ids[i]!,
+      workflowId,
+      stepName: 'fan',
+      functionPath: `steps.${name}`,
+      state: { n: 1 },
+      context: { taskName: name },
+      parallelGroup: group,
+      taskIndex: i,
+      maxAttempts: 3,
+      // distinct due times, so claims take the tasks in declaration order
+      runAfter: at(i),
+    })),
+  );
+  return { workflowId, ids };
+}
+
+const claim = (store: Store, workerId: string, limit: number, now: Date) =>
+  claimTasks(store, { workerId, limit, leaseMs: 1000, now });
+
+const completed = (workflowId: string, taskId: string, result: object): TaskOutcome => ({
+  taskId,
+  workflowId,
+  group: 'fan:1',
+  finish: { status: 'COMPLETED', result: { ...result } },
+  audit: {
+    workflowId,
+    eventType: 'TASK_COMPLETED',
+    stepName: 'fan',
+    eventData: { task_id: taskId },
+  },
+  logs: [{ workflowId, stepName: 'fan', level: 'info', message: `ran ${taskId}` }],
+});
+
+for (const dialect of DIALECTS) {
+  describe(`task queue on ${dialect.name}`, () => {
+    let handle: TestStore;
+    let store: Store;
+    beforeEach(async () => {
+      handle = await openWithSchema(dialect);
+      store = handle.store;
+    });
+    afterEach(async () => {
+      await handle.close();
+    });
+
+    it('claims due tasks and returns them whole, without a second read', async () => {
+      const { workflowId, ids } = await workflowWithTasks(store, ['a', 'b']);
+      const claimed = await claim(store, 'worker-a', 5, at(10));
+      expect(claimed).toMatchObject([
+        {
+          id: ids[0],
+          workflowId,
+          functionPath: 'steps.a',
+          context: { taskName: 'a' },
+          attempts: 1,
+        },
+        { id: ids[1], workflowId, functionPath: 'steps.b', taskIndex: 1, maxAttempts: 3 },
+      ]);
+      expect(claimed[0]!.state).toEqual({ n: 1 });
+      // PostgreSQL and PGlite return the workflow row with the claim
+      if (dialect.name !== 'sqlite')
+        expect(claimed[0]!.workflow).toMatchObject({ id: workflowId, version: 0 });
+      expect(await claim(store, 'worker-b', 5, at(10))).toEqual([]);
+    });
+
+    it('takes over a task whose lease expired in the claim itself', async () => {
+      const { ids } = await workflowWithTasks(store, ['a']);
+      expect(await claim(store, 'dead-worker', 1, at(10))).toHaveLength(1);
+      expect(await claim(store, 'worker-b', 1, at(1009))).toEqual([]);
+      const [taken] = await claim(store, 'worker-b', 1, at(1011));
+      expect(taken).toMatchObject({ id: ids[0], attempts: 2 });
+      expect((await listTasks(store, taken!.workflowId))[0]).toMatchObject({
+        status: 'CLAIMED',
+        workerId: 'worker-b',
+      });
+    });
+
+    it('serves no region-bound task to a worker with an empty region list', async () => {
+      await workflowWithTasks(store, ['a']);
+      expect(
+        await claimTasks(store, {
+          workerId: 'w',
+          limit: 1,
+          leaseMs: 1000,
+          now: at(10),
+          regions: [],
+        }),
+      ).toHaveLength(1); // the task has no region
+    });
+
+    it('records only the outcomes the worker still holds, and returns their groups', async () => {
+      const { workflowId, ids } = await workflowWithTasks(store, ['a', 'b', 'c']);
+      await claim(store, 'worker-a', 2, at(10)); // a and b
+      await claim(store, 'worker-b', 1, at(10)); // c
+      const finished = await store.transaction((tx) =>
+        finishTasks(
+          tx,
+          'worker-a',
+          [completed(workflowId, ids[0]!, { a: 1 }), completed(workflowId, ids[2]!, { c: 3 })],
+          at(20),
+        ),
+      );
+      expect([...finished.recorded]).toEqual([ids[0]]);
+      expect([...finished.groups.values()]).toEqual([
+        [
+          expect.objectContaining({ id: ids[0], status: 'COMPLETED', result: { a: 1 }, name: 'a' }),
+          expect.objectContaining({ id: ids[1], status: 'CLAIMED', result: null, name: 'b' }),
+          expect.objectContaining({ id: ids[2], status: 'CLAIMED', result: null, name: 'c' }),
+        ],
+      ]);
+      const audit = await listAuditEvents(store, workflowId);
+      expect(audit.map((e) => [e.eventType, e.eventData.task_id])).toEqual([
+        ['TASK_COMPLETED', ids[0]],
+      ]);
+      expect((await listTasks(store, workflowId)).map((t) => [t.status, t.workerId])).toEqual([
+        ['COMPLETED', 'worker-a'],
+        ['CLAIMED', 'worker-a'],
+        ['CLAIMED', 'worker-b'],
+      ]);
+    });
+
+    it('puts a retried task back in the queue for later', async () => {
+      const { workflowId, ids } = await workflowWithTasks(store, ['a']);
+      await claim(store, 'worker-a', 1, at(10));
+      await store.transaction((tx) =>
+        finishTasks(
+          tx,
+          'worker-a',
+          [
+            {
+              ...completed(workflowId, ids[0]!, {}),
+              finish: { status: 'RETRY', error: 'boom', runAfter: at(5000) },
+              audit: { workflowId, eventType: 'STEP_FAILED', stepName: 'fan' },
+            },
+          ],
+          at(20),
+        ),
+      );
+      expect((await listTasks(store, workflowId))[0]).toMatchObject({
+        status: 'PENDING',
+        workerId: null,
+        error: 'boom',
+      });
+      expect(await claim(store, 'worker-a', 1, at(4999))).toEqual([]);
+      expect(await claim(store, 'worker-a', 1, at(5000))).toHaveLength(1);
+    });
+
+    if (dialect.name === 'sqlite') return;
+
+    describe('one-statement completion', () => {
+      const settleOf = (workflowId: string, expectedVersion: number) => ({
+        update: {
+          id: workflowId,
+          expectedVersion,
+          status: 'COMPLETED' as const,
+          currentStepIndex: 1,
+          currentStep: null,
+          state: { n: 1, done: true },
+          actorSnapshot: { value: 'completed' },
+        },
+        audit: [
+          { workflowId, eventType: 'STEP_EXECUTED' as const, stepName: 'fan' },
+          { workflowId, eventType: 'WORKFLOW_COMPLETED' as const },
+        ],
+        metrics: [],
+        logs: [],
+        heartbeat: 'delete' as const,
+      });
+      const complete = async (completions: TaskCompletion[]) =>
+        (await completeTasksPostgres(store, 'worker-a', completions, at(20))).results;
+
+      it('records an outcome with the settle prepared for it, audit rows in order', async () => {
+        const { workflowId, ids } = await workflowWithTasks(store, ['a']);
+        await claim(store, 'worker-a', 1, at(10));
+        const results = await complete([
+          { ...completed(workflowId, ids[0]!, { a: 1 }), settle: settleOf(workflowId, 0) },
+        ]);
+        expect(results.get(ids[0]!)).toBe('recorded');
+        expect(await getWorkflow(store, workflowId)).toMatchObject({
+          status: 'COMPLETED',
+          version: 1,
+          state: { n: 1, done: true },
+        });
+        expect((await listAuditEvents(store, workflowId)).map((e) => e.eventType)).toEqual([
+          'TASK_COMPLETED',
+          'STEP_EXECUTED',
+          'WORKFLOW_COMPLETED',
+        ]);
+        expect((await listTasks(store, workflowId))[0]).toMatchObject({
+          status: 'COMPLETED',
+          result: { a: 1 },
+        });
+      });
+
+      it('defers an outcome whose settle no longer applies, and records nothing of it', async () => {
+        const stale = await workflowWithTasks(store, ['a']);
+        const shared = await workflowWithTasks(store, ['a', 'b']);
+        await claim(store, 'worker-a', 10, at(10));
+        const results = await complete([
+          // the workflow moved on since the claim
+          {
+            ...completed(stale.workflowId, stale.ids[0]!, {}),
+            settle: settleOf(stale.workflowId, 7),
+          },
+          // the task is not its group's only one
+          {
+            ...completed(shared.workflowId, shared.ids[0]!, {}),
+            settle: settleOf(shared.workflowId, 0),
+          },
+        ]);
+        expect(results.get(stale.ids[0]!)).toBe('deferred');
+        expect(results.get(shared.ids[0]!)).toBe('deferred');
+        for (const { workflowId } of [stale, shared]) {
+          expect(await listAuditEvents(store, workflowId)).toEqual([]);
+          expect((await listTasks(store, workflowId))[0]).toMatchObject({ status: 'CLAIMED' });
+          expect((await getWorkflow(store, workflowId))?.version).toBe(0);
+        }
+      });
+
+      it('leaves a task another worker took over alone', async () => {
+        const { workflowId, ids } = await workflowWithTasks(store, ['a']);
+        await claim(store, 'worker-a', 1, at(10));
+        await claim(store, 'worker-b', 1, at(2000));
+        const results = await complete([
+          { ...completed(workflowId, ids[0]!, {}), settle: settleOf(workflowId, 0) },
+        ]);
+        expect(results.get(ids[0]!)).toBe('lost');
+        expect(await listAuditEvents(store, workflowId)).toEqual([]);
+        expect((await listTasks(store, workflowId))[0]).toMatchObject({
+          status: 'CLAIMED',
+          workerId: 'worker-b',
+        });
+      });
+    });
+  });
+}
