@@ -24,7 +24,8 @@ import {
 /** Shipped migrations are frozen: editing one changes its checksum and fails here. */
 const SHIPPED: Record<string, string> = {
   '0001_initial': '858f00a08839c184ec6ffba5dba9d9ee073d258097f51c4749afe24766f1224e',
-  '0002_wasm_component_description': 'de299d70adc1a8f5641897287cc2c6fab2982b3b09883a4b9b3a4b398352fb4b',
+  '0002_wasm_component_description':
+    'de299d70adc1a8f5641897287cc2c6fab2982b3b09883a4b9b3a4b398352fb4b',
   '0003_workflow_definitions': '36fd2cc745e6b71a332dc0076e984c75d4a01a841894c907a021a4c7e04334e0',
   '0004_registration_keys': '92997daeadbf4e6bf76763e08227155772955ade77df3b1f4b8bf068886a33ff',
 };
