@@ -1,0 +1,151 @@
+/**
+ * Reports the device's metrics to the cloud on an interval and on demand (the DIAGNOSTIC
+ * command). A report that cannot be sent is not queued: the next one carries current
+ * figures, which is what an operator wants, and an offline terminal does not pile up stale
+ * reports in its database.
+ */
+import { SaffronError, toError, type Store } from '../../runtime/index.js';
+import type { CloudClient } from '../cloud/cloudClient.js';
+import { systemTimers, type EdgeTimers } from '../timers/timers.js';
+import {
+  collectMetrics,
+  type CollectMetricsDeps,
+  type EdgeMetricsReport,
+} from './collectMetrics.js';
+
+/** How a report ended. */
+export type MetricsReportOutcome =
+  | { sent: true; report: EdgeMetricsReport; at: Date }
+  | {
+      sent: false;
+      report: EdgeMetricsReport | null;
+      at: Date;
+      error: { code: string; message: string };
+    };
+
+/** Events of the reporter. */
+export type MetricsEvent =
+  | { type: 'edge.metrics.reported'; report: EdgeMetricsReport }
+  | { type: 'edge.metrics.failed'; code: string; message: string };
+
+/** What the reporter needs. */
+export interface MetricsReporterDeps extends Omit<CollectMetricsDeps, 'store'> {
+  store: Store;
+  cloud: CloudClient;
+  /** Period of the report (5 min). */
+  intervalMs?: number;
+  /** Give up on one request after this long (30 s). */
+  requestTimeoutMs?: number;
+  onEvent?: (event: MetricsEvent) => void;
+  now?: () => Date;
+  timers?: EdgeTimers;
+}
+
+/** The metrics reporter of one device. */
+export interface MetricsReporter {
+  /** Report now, then every interval. */
+  start(): void;
+  /** Stop reporting; aborts a report in flight and waits for it. */
+  stop(): Promise<void>;
+  /** Collect without sending. */
+  collect(): Promise<EdgeMetricsReport>;
+  /** Collect and send now; never throws (the outcome says what failed). */
+  reportNow(): Promise<MetricsReportOutcome>;
+  /** The last outcome, if any. */
+  last(): MetricsReportOutcome | null;
+}
+
+/** Create the reporter (not started). */
+export function createMetricsReporter(deps: MetricsReporterDeps): MetricsReporter {
+  const now = deps.now ?? (() => new Date());
+  const timers = deps.timers ?? systemTimers;
+  const intervalMs = deps.intervalMs ?? 300_000;
+  const requestTimeoutMs = deps.requestTimeoutMs ?? 30_000;
+  const emit = (event: MetricsEvent) => {
+    try {
+      deps.onEvent?.(event);
+    } catch {
+      // a listener's failure is not the reporter's
+    }
+  };
+  let running = false;
+  let timer: unknown;
+  let lastOutcome: MetricsReportOutcome | null = null;
+  const inFlight = new Set<Promise<unknown>>();
+  const controllers = new Set<AbortController>();
+
+  const collect = () => collectMetrics(deps);
+
+  const send = async (report: EdgeMetricsReport) => {
+    const controller = new AbortController();
+    controllers.add(controller);
+    const timeout = timers.setTimeout(() => controller.abort(), requestTimeoutMs);
+    try {
+      const response = await deps.cloud.request({
+        method: 'POST',
+        path: `/api/v1/devices/${encodeURIComponent(deps.cloud.deviceId)}/metrics`,
+        json: report,
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      if (!response.ok)
+        throw new SaffronError(
+          'METRICS_REPORT_REFUSED',
+          `the cloud answered ${response.status}: ${text.slice(0, 500)}`,
+          { retryable: response.status >= 500 || response.status === 429 },
+        );
+    } catch (error) {
+      if (error instanceof SaffronError) throw error;
+      throw new SaffronError('METRICS_REPORT_FAILED', 'could not reach the cloud', {
+        cause: error,
+        retryable: true,
+      });
+    } finally {
+      timers.clearTimeout(timeout);
+      controllers.delete(controller);
+    }
+  };
+
+  const reportNow = async (): Promise<MetricsReportOutcome> => {
+    let report: EdgeMetricsReport | null = null;
+    try {
+      report = await collect();
+      await send(report);
+      lastOutcome = { sent: true, report, at: now() };
+      emit({ type: 'edge.metrics.reported', report });
+    } catch (error) {
+      const e = toError(error);
+      const info = { code: e instanceof SaffronError ? e.code : 'INTERNAL', message: e.message };
+      lastOutcome = { sent: false, report, at: now(), error: info };
+      emit({ type: 'edge.metrics.failed', ...info });
+    }
+    return lastOutcome;
+  };
+
+  const tick = () => {
+    timer = undefined;
+    const run = reportNow().finally(() => {
+      inFlight.delete(run);
+      if (running) timer = timers.setTimeout(tick, intervalMs);
+    });
+    inFlight.add(run);
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      tick();
+    },
+    async stop() {
+      running = false;
+      if (timer !== undefined) timers.clearTimeout(timer);
+      timer = undefined;
+      for (const controller of controllers) controller.abort();
+      await Promise.allSettled([...inFlight]);
+    },
+    collect,
+    reportNow,
+    last: () => lastOutcome,
+  };
+}

@@ -1,0 +1,15 @@
+import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+
+/** Whether `device_wasm_cache` holds binary `hash` (without reading its bytes). */
+export async function hasCachedWasm(h: StoreHandle, hash: string): Promise<boolean> {
+  try {
+    const row = await h.db
+      .selectFrom('device_wasm_cache')
+      .select('binary_hash')
+      .where('binary_hash', '=', hash)
+      .executeTakeFirst();
+    return row !== undefined;
+  } catch (error) {
+    throw translateDriverError(error, `look up cached WASM binary ${hash}`);
+  }
+}
