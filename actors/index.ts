@@ -15,6 +15,12 @@ export {
 } from './workflow/context.js';
 export { wfEvents, type WorkflowEvent } from './workflow/events.js';
 export {
+  describeStatechart,
+  type Statechart,
+  type StatechartEdge,
+  type StatechartNode,
+} from './workflow/statechart.js';
+export {
   initialWorkflowSnapshot,
   nextWorkflowSnapshot,
   persistWorkflowSnapshot,
@@ -62,3 +68,62 @@ export {
   type PersistedDeviceSnapshot,
 } from './device/snapshot.js';
 export { applyDeviceEvent, type DeviceStatusUpdate } from './device/host.js';
+export {
+  BATCH_ITEM_STATUSES,
+  batchMachine,
+  releaseItems,
+  type BatchCommandSpec,
+  type BatchItem,
+  type BatchItemStatus,
+  type BatchMachineContext,
+} from './batch/batchMachine.js';
+export { batchEvents, type BatchCommandUpdate, type BatchEvent } from './batch/events.js';
+export {
+  BatchSnapshotError,
+  batchProgress,
+  batchStatusOf,
+  initialBatchSnapshot,
+  nextBatchSnapshot,
+  persistBatchSnapshot,
+  restoreBatchSnapshot,
+  type BatchProgress,
+  type BatchSnapshot,
+  type BatchStatus,
+  type PersistedBatchSnapshot,
+} from './batch/snapshot.js';
+export {
+  insertNewBatch,
+  isTerminalBatchStatus,
+  stepBatch,
+  type BatchSpec,
+  type BatchStep,
+  type BatchStepOptions,
+} from './batch/host.js';
+export {
+  broadcastMachine,
+  type BroadcastHaltReason,
+  type BroadcastMachineContext,
+  type BroadcastPhaseRecord,
+  type BroadcastPhaseStats,
+} from './broadcast/broadcastMachine.js';
+export { bcEvents, type BroadcastEvent } from './broadcast/events.js';
+export {
+  BroadcastSnapshotError,
+  broadcastStatusOf,
+  initialBroadcastSnapshot,
+  nextBroadcastSnapshot,
+  persistBroadcastSnapshot,
+  restoreBroadcastSnapshot,
+  type BroadcastSnapshot,
+  type BroadcastStatus,
+  type PersistedBroadcastSnapshot,
+} from './broadcast/snapshot.js';
+export { toDeviceTargetFilter, type BroadcastTarget } from './broadcast/target.js';
+export {
+  insertNewBroadcast,
+  isTerminalBroadcastStatus,
+  stepBroadcast,
+  type BroadcastSpec,
+  type BroadcastStep,
+  type BroadcastStepOptions,
+} from './broadcast/host.js';

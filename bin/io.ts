@@ -59,3 +59,15 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/** Print `rows` (the first one a header) as left-aligned columns two spaces apart. */
+export function printRows(io: CliIo, rows: readonly (readonly string[])[]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows)
+    io.stdout.write(
+      `${row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
+}

@@ -5,7 +5,7 @@
  */
 import { auditEventJson as auditJson, workflowError, workflowJson } from '../actors/index.js';
 import type { StoredAuditEvent, WorkflowRecord } from '../runtime/store/index.js';
-import { type CliIo, printJson } from './io.js';
+import { type CliIo, printJson, printRows } from './io.js';
 
 function block(record: WorkflowRecord): string {
   const error = workflowError(record);
@@ -84,12 +84,5 @@ export function printWorkflowTable(
       r.updatedAt.toISOString(),
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  for (const row of rows)
-    io.stdout.write(
-      `${row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
+  printRows(io, rows);
 }

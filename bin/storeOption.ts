@@ -11,6 +11,7 @@ import {
   type Store,
   type StoreTarget,
 } from '../runtime/store/index.js';
+import type { Command } from 'commander';
 import type { CliIo } from './io.js';
 
 /** Options that name a database. */
@@ -68,4 +69,15 @@ export async function withStore<T>(
   } finally {
     await store.close();
   }
+}
+
+/** Add `--db`, `--database-url` and `--json` to an engine command. */
+export function databaseOptions(command: Command): Command {
+  return command
+    .option(
+      '--db <location>',
+      'SQLite file, postgres://… URL or pglite:DIR (default: DATABASE_URL, else ./.saffron/saffron.db)',
+    )
+    .option('--database-url <url>', 'alias of --db')
+    .option('--json', 'print the result as JSON');
 }

@@ -5,6 +5,7 @@ import type { Runtime } from '../actors/index.js';
 import type { Store } from '../runtime/index.js';
 import type { AuthDeps } from './auth/authenticate.js';
 import type { Keyring } from './keys.js';
+import type { CommandEvents } from './link/commandEvents.js';
 import type { OpenApiRegistry } from './openapi.js';
 
 /** Shared parts of one gateway instance. */
@@ -15,10 +16,14 @@ export interface GatewayContext {
   runtime: Runtime;
   /** Root of the step modules that registered definitions name. */
   stepsRoot: string;
+  /** Where registered WASM binaries are kept. */
+  wasmStorageDir: string;
   openapi: OpenApiRegistry;
   metrics: Registry;
   auth: AuthDeps;
   now(): Date;
   /** Work to finish before the store closes (in-flight commits, sockets). */
   onClose(hook: () => Promise<void>): void;
+  /** Command pushes and recorded acks, shared between route modules (link/commandEvents.ts). */
+  commandEvents: CommandEvents;
 }

@@ -23,6 +23,12 @@ export const policyNameField = z
 /** A JSON object. */
 export const jsonObjectField = z.record(z.string(), z.unknown());
 
+/**
+ * A `?version=n` of a versioned resource. Versions are PostgreSQL `integer`s: a larger number
+ * names no version (a 400 here), where the database would refuse the comparison (a 500).
+ */
+export const versionQueryField = z.coerce.number().int().min(1).max(2_147_483_647);
+
 /** `{device_id}` path parameters. */
 export const deviceParams = z.strictObject({ device_id: deviceIdField });
 

@@ -31,12 +31,22 @@ export function jsonDepth(text: string): number {
 }
 
 const POLLUTING = /"(?:__proto__|prototype)"\s*:/;
+/** A `\u0000` escape that is not itself escaped: PostgreSQL text and jsonb cannot hold NUL. */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/i;
+
+/**
+ * JSON media types (`application/json`, `application/…+json`), bare or with the one charset
+ * JSON has (RFC 8259: UTF-8). fastify matches a parser's pattern against the whole header
+ * with its parameters, so without the optional part `application/json; charset=utf-8` — what
+ * many HTTP clients send — would be a 415. Another charset still is.
+ */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:; ?charset="?utf-8"?)?$/i;
 
 /** Parse JSON request bodies, keeping the raw bytes on `request.rawBody`. */
 export function registerJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json']);
   app.addContentTypeParser(
-    /^application\/(?:[\w.+-]+\+)?json$/,
+    JSON_MEDIA_TYPE,
     { parseAs: 'buffer' },
     (
       request: FastifyRequest,
@@ -57,6 +67,10 @@ export function registerJsonBodies(app: FastifyInstance): void {
         );
       if (POLLUTING.test(text))
         return done(new Problem(400, 'FORBIDDEN_KEY', 'the request body uses a forbidden key'));
+      if (NUL_ESCAPE.test(text))
+        return done(
+          new Problem(400, 'NUL_CHARACTER', 'the request body contains a NUL character (\\u0000)'),
+        );
       try {
         done(null, JSON.parse(text));
       } catch {
@@ -65,7 +79,7 @@ export function registerJsonBodies(app: FastifyInstance): void {
     },
   );
   app.addContentTypeParser(
-    'application/octet-stream',
+    ['application/octet-stream', 'application/wasm'],
     { parseAs: 'buffer' },
     (
       request: FastifyRequest,

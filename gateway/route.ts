@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { authenticate } from './auth/authenticate.js';
 import { requireRole, type Principal, type UserRole } from './auth/principal.js';
 import type { GatewayContext } from './context.js';
+import { Problem } from './problem.js';
 import { parsePart } from './validate.js';
 
 /** Who may call a route. */
@@ -104,6 +105,9 @@ export function route<
         if (principal.kind === 'user') requireRole(principal, access.roles);
         else if (!access.devices) requireRole(principal, access.roles); // 403 for devices
       }
+      // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the driver
+      if (/%00/i.test(request.url))
+        throw new Problem(400, 'NUL_CHARACTER', 'the URL contains a NUL character (%00)');
       const input = {
         params: spec.params ? parsePart(spec.params, request.params, 'params') : undefined,
         query: spec.query ? parsePart(spec.query, request.query, 'query') : undefined,

@@ -5,18 +5,33 @@
  * finishes in-flight requests and then the hooks routes registered (sockets, commits).
  */
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { createRuntime, type Runtime } from '../actors/index.js';
-import type { Store } from '../runtime/index.js';
+import { wasmStorageDir, type Store } from '../runtime/index.js';
 import { createNonceCache } from './auth/nonces.js';
 import type { GatewayContext } from './context.js';
 import { registerJsonBodies } from './jsonBody.js';
+import { createCommandEvents } from './link/commandEvents.js';
 import type { Keyring } from './keys.js';
 import { OpenApiRegistry } from './openapi.js';
 import { Problem, problemBody, toProblem } from './problem.js';
 import { registerCoreRoutes } from './routes/core.js';
 import { ALL_ROUTES } from './routes/index.js';
+
+/** How often each gateway deletes expired shared nonces. */
+const NONCE_PURGE_INTERVAL_MS = 60_000;
+
+/**
+ * Longest path parameter the router takes (find-my-way's default is 100). Policy names and
+ * configuration scope keys may be 200 characters: with the default, such a resource could be
+ * created but never read, changed or deleted through its URL.
+ */
+const MAX_PATH_PARAMETER_LENGTH = 512;
 
 /** A module of routes. */
 export type RouteModule = (ctx: GatewayContext) => void | Promise<void>;
@@ -29,6 +44,11 @@ export interface GatewayOptions {
   runtime?: Runtime;
   /** Root of step modules for definitions registered through the API (default: cwd). */
   stepsRoot?: string;
+  /**
+   * Where registered WASM binaries are kept (default: `WASM_STORAGE_DIR`, else
+   * `./wasm_storage`, from the working directory).
+   */
+  wasmStorageDir?: string;
   /** Route modules to register besides the core ones (default: all of them). */
   routes?: readonly RouteModule[];
   /** Largest request body in bytes (default 1 MiB). */
@@ -58,6 +78,26 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // errors the router raises before any route runs (bad percent-encoding, an over-long path
+    // parameter) answer as problem+json like every other error, not fastify's own JSON
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode === 414 ? 414 : error.statusCode === 400 ? 400 : 500;
+      const [code, detail] =
+        status === 414
+          ? [
+              'PATH_PARAMETER_TOO_LONG',
+              `a path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters`,
+            ]
+          : status === 400
+            ? ['BAD_URL', 'the URL is not valid percent-encoded UTF-8']
+            : ['INTERNAL', 'the server could not complete the request'];
+      const answer = reply as unknown as FastifyReply; // the option's generics fit no route
+      void answer
+        .code(status)
+        .type('application/problem+json')
+        .send(problemBody(status, code, detail));
+    },
     // redact credentials from request logs
     ...(options.logger
       ? {
@@ -128,18 +168,29 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     keys: options.keys,
     runtime,
     stepsRoot,
+    wasmStorageDir: options.wasmStorageDir ?? wasmStorageDir(process.env, process.cwd()),
     openapi: new OpenApiRegistry(),
     metrics,
     now,
     auth: {
       store: options.store,
       keys: options.keys,
-      nonces: createNonceCache(2 * (options.skewMs ?? 300_000)),
+      // a timestamp may be up to the skew early or late: a nonce must outlive both
+      nonces: createNonceCache(options.store, 2 * (options.skewMs ?? 300_000)),
       now,
       skewMs: options.skewMs ?? 300_000,
     },
     onClose: (hook) => closeHooks.push(hook),
+    commandEvents: createCommandEvents((error) =>
+      app.log.error({ err: error }, 'a command event listener failed'),
+    ),
   };
+  const purgeNonces = setInterval(() => {
+    context.auth.nonces
+      .purge(now().getTime())
+      .catch((error: unknown) => app.log.warn({ err: error }, 'purging expired nonces failed'));
+  }, NONCE_PURGE_INTERVAL_MS).unref();
+  closeHooks.push(() => Promise.resolve(clearInterval(purgeNonces)));
   registerCoreRoutes(context, options.version ?? '0.0.0');
   for (const module of options.routes ?? ALL_ROUTES) await module(context);
 

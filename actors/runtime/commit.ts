@@ -61,7 +61,8 @@ export interface CommitPlan {
   heartbeat: { workerId: string; currentStep: string | null; at: Date } | 'delete' | 'keep';
 }
 
-const isStepOnly = (p: CommitPlan) =>
+/** A plan that writes only its workflow's row, audit, metrics, logs and own heartbeat. */
+export const isStepOnly = (p: CommitPlan) =>
   !p.children.length &&
   !p.tasks.length &&
   !p.childBeats.length &&
@@ -71,7 +72,8 @@ const isStepOnly = (p: CommitPlan) =>
   !p.compensations.length &&
   !p.outbox.length;
 
-function toStepCommit(p: CommitPlan): StepCommit {
+/** The store's step commit of a {@link isStepOnly} plan. */
+export function toStepCommit(p: CommitPlan): StepCommit {
   return {
     update: { id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row },
     ...(p.created ? { create: p.created } : {}),

@@ -9,6 +9,7 @@
  * committed one by one, so only the plan at fault fails and everyone else's commit stands.
  */
 import type { Store } from '../../runtime/index.js';
+import { createBatchQueue } from './batchQueue.js';
 import { type CommitPlan, commitBatch, commitPlan } from './commit.js';
 
 /** A group-commit queue. */
@@ -32,10 +33,6 @@ export function createCommitQueue(
   maxBatch = store.dialect === 'sqlite' ? 64 : 8,
   maxInFlight = store.dialect === 'sqlite' ? 1 : 4,
 ): CommitQueue {
-  const queue: Pending[] = [];
-  let inFlight = 0;
-  let scheduled = false;
-
   const writeBatch = async (batch: Pending[]) => {
     const now = batch.at(-1)!.now;
     try {
@@ -58,29 +55,12 @@ export function createCommitQueue(
     }
   };
 
-  const pump = () => {
-    scheduled = false;
-    while (queue.length > 0 && inFlight < maxInFlight) {
-      const batch = queue.splice(0, maxBatch);
-      inFlight++;
-      void writeBatch(batch).finally(() => {
-        inFlight--;
-        schedule();
-      });
-    }
-  };
-
-  const schedule = () => {
-    if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return;
-    scheduled = true;
-    setImmediate(pump);
-  };
+  const queue = createBatchQueue({ maxBatch, maxInFlight, write: writeBatch });
 
   return {
     commit(plan, now) {
       return new Promise<number>((resolve, reject) => {
         queue.push({ plan, now, resolve, reject });
-        schedule();
       });
     },
   };

@@ -40,7 +40,9 @@ import {
 import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
 import { createCommitQueue } from './commitQueue.js';
-import type { Internals, SettledHook } from './internals.js';
+import { restoreLive, type Internals, type SettledHook } from './internals.js';
+import { describeStatechart, type Statechart } from '../workflow/statechart.js';
+import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
 import { isTerminal } from './plan.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
 import { maintain, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
@@ -164,6 +166,17 @@ export interface Runtime {
   list(filter?: WorkflowFilter): Promise<WorkflowRecord[]>;
   /** The audit trail of a workflow, oldest first. */
   audit(id: string): Promise<StoredAuditEvent[]>;
+  /**
+   * A workflow with the graph of its compiled machine and where in it the workflow is
+   * (`key` a state of the graph, `sub` the substate inside a step).
+   */
+  statechart(id: string): Promise<{
+    record: WorkflowRecord;
+    chart: Statechart;
+    position: { key: string; sub: string | null };
+    /** How many times each state was entered. */
+    visits: Record<string, number>;
+  }>;
   /** Run `next` until the workflow is no longer ACTIVE, then wait for background work. */
   runUntilSettled(id: string): Promise<WorkflowRecord>;
   /**
@@ -321,6 +334,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     get: (id) => loadWorkflow(internals, id),
     list: (filter) => listWorkflows(internals.store, filter),
     audit: (id) => listAuditEvents(internals.store, id),
+    async statechart(id) {
+      const { record, live } = restoreLive(internals, await loadWorkflow(internals, id));
+      return {
+        record,
+        chart: describeStatechart(live.compiled),
+        position: workflowPosition(live),
+        visits: workflowContext(live).visits,
+      };
+    },
 
     async runUntilSettled(id) {
       let record = await loadWorkflow(internals, id);

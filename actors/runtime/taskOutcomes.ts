@@ -31,7 +31,6 @@ import {
   type ClaimedTask,
   type TaskClaim,
   type JsonObject,
-  type StepCommit,
   type StoreHandle,
 } from '../../runtime/index.js';
 import { commitStepsPostgres } from '../../runtime/store/postgres/commitStepsPostgres.js';
@@ -48,7 +47,8 @@ import {
 } from '../../runtime/store/tasks/finishTasks.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
-import { type CommitPlan, writePlans } from './commit.js';
+import { type CommitPlan, isStepOnly, toStepCommit, writePlans } from './commit.js';
+import { createBatchQueue } from './batchQueue.js';
 import { driveWorkflow } from './drive.js';
 import { finishAudit } from './outcome.js';
 import { type Internals, type LiveWorkflow, restoreLive } from './internals.js';
@@ -199,36 +199,8 @@ export async function settleGroups(
   return settled.map((s) => s.after);
 }
 
-/** A plan that only moves its workflow on: row, audit, metrics, logs and its own heartbeat. */
-const isStepOnly = (p: CommitPlan) =>
-  !p.created &&
-  !p.children.length &&
-  !p.tasks.length &&
-  !p.childBeats.length &&
-  !p.schedules.length &&
-  !p.timers.length &&
-  !p.settleTimers.length &&
-  !p.compensations.length &&
-  !p.outbox.length;
-
-function stepCommitOf(p: CommitPlan): StepCommit {
-  return {
-    update: { id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row },
-    audit: p.audit,
-    metrics: p.metrics,
-    logs: p.logs,
-    heartbeat:
-      typeof p.heartbeat === 'object'
-        ? {
-            workflowId: p.workflowId,
-            workerId: p.heartbeat.workerId,
-            currentStep: p.heartbeat.currentStep,
-            stepStartedAt: p.heartbeat.at,
-            at: p.heartbeat.at,
-          }
-        : p.heartbeat,
-  };
-}
+/** A plan that only moves an existing workflow on (see commit.ts `isStepOnly`). */
+const movesOnly = (p: CommitPlan) => !p.created && isStepOnly(p);
 
 /**
  * Write settle plans in `tx`. On PostgreSQL the plain ones (the usual case: a workflow moved
@@ -240,11 +212,11 @@ async function writeSettlePlans(
   plans: readonly CommitPlan[],
   now: Date,
 ): Promise<void> {
-  const single = tx.dialect === 'sqlite' ? [] : plans.filter(isStepOnly);
+  const single = tx.dialect === 'sqlite' ? [] : plans.filter(movesOnly);
   if (single.length > 0) {
     let applied: Set<string>;
     try {
-      applied = await commitStepsPostgres(tx, single.map(stepCommitOf), now);
+      applied = await commitStepsPostgres(tx, single.map(toStepCommit), now);
     } catch (error) {
       throw translateDriverError(error, `settle ${single.length} task group(s)`);
     }
@@ -337,12 +309,12 @@ function prepareDirect(
   const settled = settleTransition(internals, current, outcome.group, [member]);
   if (
     !settled ||
-    !isStepOnly(settled.plan) ||
+    !movesOnly(settled.plan) ||
     settled.plan.metrics.length ||
     settled.plan.logs.length
   )
     return undefined;
-  return { completion: { ...outcome, settle: stepCommitOf(settled.plan) }, after: settled.after };
+  return { completion: { ...outcome, settle: toStepCommit(settled.plan) }, after: settled.after };
 }
 
 /**
@@ -431,10 +403,6 @@ export function createOutcomeQueue(
   refill?: Refill,
   maxInFlight = internals.store.dialect === 'sqlite' ? 1 : 2,
 ): OutcomeQueue {
-  const queue: Pending[] = [];
-  let inFlight = 0;
-  let scheduled = false;
-
   const writeBatch = async (batch: Pending[]) => {
     try {
       await commitOutcomes(
@@ -457,29 +425,12 @@ export function createOutcomeQueue(
     }
   };
 
-  const pump = () => {
-    scheduled = false;
-    while (queue.length > 0 && inFlight < maxInFlight) {
-      const batch = queue.splice(0, MAX_BATCH);
-      inFlight++;
-      void writeBatch(batch).finally(() => {
-        inFlight--;
-        schedule();
-      });
-    }
-  };
-
-  const schedule = () => {
-    if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return;
-    scheduled = true;
-    setImmediate(pump);
-  };
+  const queue = createBatchQueue({ maxBatch: MAX_BATCH, maxInFlight, write: writeBatch });
 
   return {
     record(finished) {
       return new Promise<void>((resolve, reject) => {
         queue.push({ finished, resolve, reject });
-        schedule();
       });
     },
   };

@@ -14,6 +14,7 @@ import {
   type UserRole,
 } from '../../gateway/index.js';
 import { envSecrets } from '../../runtime/template/index.js';
+import { wasmStorageDir } from '../../runtime/wasm/index.js';
 import { registerWorkflowFolder } from '../definitions.js';
 import { openCloudStore } from '../engineStore.js';
 import { CliExit, type CliIo } from '../io.js';
@@ -76,6 +77,7 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
       keys: loadKeyring(keysDir(io), io.env),
       runtime,
       stepsRoot,
+      wasmStorageDir: wasmStorageDir(io.env, io.cwd),
       logger: { level: options.logLevel ?? 'info' },
     });
     // handlers first: a signal that arrives while starting still drains cleanly

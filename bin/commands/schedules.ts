@@ -14,8 +14,8 @@ import {
 } from '../../runtime/store/index.js';
 import { engineAction } from '../engineAction.js';
 import { openEngineStore } from '../engineStore.js';
-import { type CliIo, printJson } from '../io.js';
-import type { DatabaseOptions } from '../storeOption.js';
+import { type CliIo, printJson, printRows } from '../io.js';
+import { databaseOptions, type DatabaseOptions } from '../storeOption.js';
 
 interface ScheduleOptions extends DatabaseOptions {
   json?: boolean;
@@ -56,14 +56,7 @@ function printTable(io: CliIo, schedules: readonly ScheduleListing[]): void {
       s.status,
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  for (const row of rows)
-    io.stdout.write(
-      `${row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
+  printRows(io, rows);
 }
 
 async function withEngineStore<T>(
@@ -97,16 +90,6 @@ async function remove(name: string, options: ScheduleOptions, io: CliIo): Promis
     );
   if (options.json) printJson(io, { ok: true, removed: name });
   else io.stdout.write(`removed schedule ${name}\n`);
-}
-
-function databaseOptions(command: Command): Command {
-  return command
-    .option(
-      '--db <location>',
-      'SQLite file, postgres://… URL or pglite:DIR (default: DATABASE_URL, else ./.saffron/saffron.db)',
-    )
-    .option('--database-url <url>', 'alias of --db')
-    .option('--json', 'print the result as JSON');
 }
 
 /** Register `schedules list` and `schedules remove`. */

@@ -27,8 +27,8 @@ import {
 } from '../../runtime/wasm/index.js';
 import { engineAction } from '../engineAction.js';
 import { openEngineStore } from '../engineStore.js';
-import { CliExit, type CliIo, printJson } from '../io.js';
-import type { DatabaseOptions } from '../storeOption.js';
+import { CliExit, type CliIo, printJson, printRows } from '../io.js';
+import { databaseOptions, type DatabaseOptions } from '../storeOption.js';
 
 interface WasmOptions extends DatabaseOptions {
   json?: boolean;
@@ -138,17 +138,6 @@ async function add(file: string, options: AddOptions, io: CliIo): Promise<void> 
 
 const time = (at: Date) => at.toISOString();
 
-function printRows(io: CliIo, rows: string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  for (const row of rows)
-    io.stdout.write(
-      `${row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
-}
-
 function componentJson(c: WasmComponent): Record<string, unknown> {
   return {
     binary_hash: c.binaryHash,
@@ -203,16 +192,6 @@ async function list(options: WasmOptions, io: CliIo): Promise<void> {
         time(c.createdAt),
       ]),
     ]);
-}
-
-function databaseOptions(command: Command): Command {
-  return command
-    .option(
-      '--db <location>',
-      'SQLite file, postgres://… URL or pglite:DIR (default: DATABASE_URL, else ./.saffron/saffron.db)',
-    )
-    .option('--database-url <url>', 'alias of --db')
-    .option('--json', 'print the result as JSON');
 }
 
 /** Register `wasm add` and `wasm list`. */

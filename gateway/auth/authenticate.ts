@@ -8,7 +8,7 @@
 import type { Store } from '../../runtime/index.js';
 import type { Keyring } from '../keys.js';
 import { Problem } from '../problem.js';
-import { verifyRequestSignature, type SignedRequest } from './deviceSignature.js';
+import { verifyRequestSignature, type SignedRequest } from '../../runtime/index.js';
 import type { NonceCache } from './nonces.js';
 import type { Principal } from './principal.js';
 import { verifyApiToken } from './tokens.js';
@@ -106,7 +106,7 @@ async function authenticateDevice(
   // check every candidate, so timing does not tell which one matched
   const valid = secrets.map((s) => verifyRequestSignature(s, signed, signature)).includes(true);
   if (!valid) throw unauthorized('INVALID_SIGNATURE', 'device authentication failed');
-  if (!deps.nonces.remember(deviceId, nonce, now))
+  if (!(await deps.nonces.remember(deviceId, nonce, now)))
     throw unauthorized('REPLAYED_REQUEST', 'this nonce was already used');
   return { kind: 'device', deviceId };
 }

@@ -52,6 +52,7 @@ export async function acknowledge(
         { status: outcome.command.status },
       );
     case 'acked':
+      ctx.commandEvents.acked(outcome.command);
       return { command: outcome.command, repeated: false };
     case 'repeated':
       return { command: outcome.command, repeated: true };

@@ -30,6 +30,7 @@ import { createCommandBody } from '../link/commandTypes.js';
 import { createDeviceHub } from '../link/hub.js';
 import { commandJson, commandSchema } from '../link/present.js';
 import { deviceLinkSettings, type DeviceLinkOptions } from '../link/settings.js';
+import { auditActor } from '../auditActor.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 import type { RouteModule } from '../server.js';
@@ -56,6 +57,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
   return async (ctx: GatewayContext) => {
     const settings = deviceLinkSettings(options);
     const hub = createDeviceHub(ctx, settings);
+    ctx.commandEvents.attachWaker((deviceId) => hub.wake(deviceId));
     await hub.start();
     ctx.onClose(() => hub.close());
     const tags = ['commands'];
@@ -95,11 +97,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
                 ? new Date(now.getTime() + body.expires_in_seconds * 1000)
                 : null,
           },
-          {
-            actor: principal.kind === 'user' ? principal.name : principal.deviceId,
-            role: principal.kind === 'user' ? principal.role : 'device',
-            sourceIp: request.ip,
-          },
+          auditActor(principal, request),
           hub.nodeId,
           now,
         );

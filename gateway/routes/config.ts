@@ -26,7 +26,13 @@ import { requireDeviceOrRole } from '../auth/principal.js';
 import { answerSigned } from '../config/answerSigned.js';
 import { deviceConfigDocument, fraudRulesDocument } from '../config/documents.js';
 import type { GatewayContext } from '../context.js';
-import { deviceIdField, deviceParams, deviceTypeField, jsonObjectField } from '../fields.js';
+import {
+  deviceIdField,
+  deviceParams,
+  deviceTypeField,
+  jsonObjectField,
+  versionQueryField,
+} from '../fields.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 
@@ -160,7 +166,7 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
       tags: ['config'],
       access: { roles: READ },
       params: layerParams,
-      query: z.strictObject({ version: z.coerce.number().int().min(1).optional() }),
+      query: z.strictObject({ version: versionQueryField.optional() }),
       response: layerResponse,
     },
     async ({ params, query }) => {

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  appendCommandAudit,
   ConflictError,
   consumeRegistrationKey,
   DEVICE_STATUSES,
@@ -24,6 +25,8 @@ import {
   recordDeviceMetrics,
   rotateDeviceSecret,
   updateDevice,
+  verifyRequestSignature,
+  type CommandActor,
   type DeviceRecord,
 } from '../../runtime/index.js';
 import { authenticate } from '../auth/authenticate.js';
@@ -33,7 +36,6 @@ import {
   newDeviceSecret,
   REGISTRATION_KEY_PATTERN,
 } from '../auth/credentials.js';
-import { verifyRequestSignature } from '../auth/deviceSignature.js';
 import { requireDeviceOrRole, requireRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { createDeviceGauges } from '../deviceGauges.js';
@@ -44,6 +46,7 @@ import {
   isoOrNull,
   jsonObjectField,
 } from '../fields.js';
+import { auditActor } from '../auditActor.js';
 import { Problem } from '../problem.js';
 import { rawBody, route } from '../route.js';
 
@@ -103,7 +106,8 @@ const metricsBody = z.strictObject({
   disk_usage_percent: z.number().min(0).max(100),
   memory_usage_mb: z.number().min(0),
   pending_transactions: z.number().int().min(0),
-  last_sync: z.iso.datetime({ offset: true }),
+  /** Null when the device has never synced. */
+  last_sync: z.iso.datetime({ offset: true }).nullable(),
   network_available: z.boolean(),
 });
 
@@ -177,7 +181,7 @@ async function registrationAuthority(
   ctx: GatewayContext,
   request: FastifyRequest,
   registrationKey: string | undefined,
-): Promise<string | undefined> {
+): Promise<{ keyHash?: string; actor: CommandActor }> {
   if (request.headers.authorization !== undefined) {
     const principal = await authenticate(ctx.auth, {
       authorization: request.headers.authorization,
@@ -188,7 +192,7 @@ async function registrationAuthority(
       body: rawBody(request),
     });
     requireRole(principal, ['admin']);
-    return undefined;
+    return { actor: auditActor(principal, request) };
   }
   if (registrationKey === undefined)
     throw new Problem(
@@ -199,7 +203,10 @@ async function registrationAuthority(
       { 'www-authenticate': 'Bearer' },
     );
   if (!REGISTRATION_KEY_PATTERN.test(registrationKey)) throw invalidKey();
-  return credentialHash(registrationKey);
+  return {
+    keyHash: credentialHash(registrationKey),
+    actor: { actor: 'registration-key', role: 'registration_key', sourceIp: request.ip },
+  };
 }
 
 const invalidKey = () =>
@@ -258,7 +265,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
     },
     // the body is validated before the caller is known: the registration key travels in it
     async ({ body, request, reply }) => {
-      const keyHash = await registrationAuthority(ctx, request, body.registration_key);
+      const { keyHash, actor } = await registrationAuthority(ctx, request, body.registration_key);
       const deviceId = body.device_id ?? `dev-${randomUUID()}`;
       const apiKey = newApiKey();
       const secret = newDeviceSecret();
@@ -292,6 +299,20 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
               secretCiphertext: ctx.keys.seal(secret),
               ...(registrationKeyId !== undefined ? { registrationKeyId } : {}),
             },
+            now,
+          );
+          await appendCommandAudit(
+            tx,
+            registrationKeyId === undefined
+              ? actor
+              : { ...actor, actor: `registration-key:${registrationKeyId}` },
+            [
+              {
+                event: 'DEVICE_REGISTERED',
+                deviceId,
+                details: { device_type: body.device_type, location: body.location },
+              },
+            ],
             now,
           );
         });
@@ -363,21 +384,38 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       body: updateBody,
       response: deviceResponse,
     },
-    async ({ params, body }) => {
-      const device = await updateDevice(
-        ctx.store,
-        params.device_id,
-        {
-          ...(body.device_name !== undefined ? { deviceName: body.device_name } : {}),
-          ...(body.device_type !== undefined ? { deviceType: body.device_type } : {}),
-          ...(body.location !== undefined ? { location: body.location } : {}),
-          ...(body.firmware_version !== undefined
-            ? { firmwareVersion: body.firmware_version }
-            : {}),
-          ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
-        },
-        ctx.now(),
-      );
+    async ({ params, body, principal, request }) => {
+      const now = ctx.now();
+      const device = await ctx.store.transaction(async (tx) => {
+        const updated = await updateDevice(
+          tx,
+          params.device_id,
+          {
+            ...(body.device_name !== undefined ? { deviceName: body.device_name } : {}),
+            ...(body.device_type !== undefined ? { deviceType: body.device_type } : {}),
+            ...(body.location !== undefined ? { location: body.location } : {}),
+            ...(body.firmware_version !== undefined
+              ? { firmwareVersion: body.firmware_version }
+              : {}),
+            ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+          },
+          now,
+        );
+        if (updated)
+          await appendCommandAudit(
+            tx,
+            auditActor(principal, request),
+            [
+              {
+                event: 'DEVICE_UPDATED',
+                deviceId: params.device_id,
+                details: { fields: Object.keys(body) },
+              },
+            ],
+            now,
+          );
+        return updated;
+      });
       if (!device) throw notFound(params.device_id);
       return deviceJson(device);
     },
@@ -393,8 +431,18 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       access: { roles: ['admin'] },
       params: deviceParams,
     },
-    async ({ params }) => {
-      const deleted = await ctx.store.transaction((tx) => deleteDevice(tx, params.device_id));
+    async ({ params, principal, request }) => {
+      const deleted = await ctx.store.transaction(async (tx) => {
+        const gone = await deleteDevice(tx, params.device_id);
+        if (gone)
+          await appendCommandAudit(
+            tx,
+            auditActor(principal, request),
+            [{ event: 'DEVICE_DELETED', deviceId: params.device_id }],
+            ctx.now(),
+          );
+        return gone;
+      });
       if (!deleted) throw notFound(params.device_id);
       gauges.forget(params.device_id);
       return undefined;
@@ -446,6 +494,18 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
           'ROTATION_CONFLICT',
           'the secret changed during this rotation (a concurrent rotation won); retry',
         );
+      await appendCommandAudit(
+        ctx.store,
+        auditActor(principal, request),
+        [
+          {
+            event: 'DEVICE_SECRET_ROTATED',
+            deviceId: params.device_id,
+            details: { previous_secret_expires_at: previousExpiresAt.toISOString() },
+          },
+        ],
+        now,
+      );
       reply.header('cache-control', 'no-store');
       return {
         device_id: params.device_id,

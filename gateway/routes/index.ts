@@ -11,6 +11,9 @@ import { registerPolicyRoutes } from './policies.js';
 import { registerRegistrationKeyRoutes } from './registrationKeys.js';
 import { registerTransactionRoutes } from './transactions.js';
 import { commandRoutes } from './commands.js';
+import { registerWasmComponentRoutes } from './wasmComponents.js';
+import { registerDashboard } from '../dashboard/registerDashboard.js';
+import { fleetRoutes } from './fleet.js';
 
 /** The route modules a full control plane serves. */
 export const ALL_ROUTES: readonly RouteModule[] = [
@@ -21,5 +24,8 @@ export const ALL_ROUTES: readonly RouteModule[] = [
   registerPolicyRoutes,
   registerAssignmentRoutes,
   registerTransactionRoutes,
+  registerWasmComponentRoutes,
   commandRoutes(),
+  registerDashboard,
+  fleetRoutes(),
 ];

@@ -25,7 +25,7 @@ import {
 } from '../../runtime/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
-import { policyNameField } from '../fields.js';
+import { policyNameField, versionQueryField } from '../fields.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 
@@ -188,7 +188,7 @@ export function registerPolicyRoutes(ctx: GatewayContext): void {
       tags: ['policies'],
       access: { roles: READ },
       params: nameParams,
-      query: z.strictObject({ version: z.coerce.number().int().min(1).optional() }),
+      query: z.strictObject({ version: versionQueryField.optional() }),
       response: policyResponse,
     },
     async ({ params, query }) => {

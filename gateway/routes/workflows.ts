@@ -154,6 +154,49 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
     ctx,
     {
       method: 'GET',
+      url: '/api/v1/workflows/:id/statechart',
+      summary:
+        "the workflow's compiled machine as a graph (states, transitions, branches, loop bodies) and its current state",
+      tags,
+      access: { roles: READ },
+      params: idParams,
+      response: z.object({
+        workflow: workflowResponse,
+        version: z.number(),
+        machine: z.object({
+          machine_id: z.string(),
+          definition_hash: z.string(),
+          initial: z.string(),
+          nodes: z.array(z.record(z.string(), z.unknown())),
+          edges: z.array(z.record(z.string(), z.unknown())),
+        }),
+        active: z.object({ state: z.string(), substate: z.string().nullable() }),
+        visits: z.record(z.string(), z.number()),
+      }),
+    },
+    async ({ params, reply }) => {
+      const { record, chart, position, visits } = await ctx.runtime.statechart(params.id);
+      reply.header('cache-control', 'no-store');
+      return {
+        workflow: workflowJson(record),
+        version: record.version,
+        machine: {
+          machine_id: chart.machineId,
+          definition_hash: chart.definitionHash,
+          initial: chart.initial,
+          nodes: chart.nodes,
+          edges: chart.edges,
+        },
+        active: { state: position.key, substate: position.sub },
+        visits,
+      };
+    },
+  );
+
+  route(
+    ctx,
+    {
+      method: 'GET',
       url: '/api/v1/workflows/:id/audit',
       summary: 'the audit trail of a workflow, oldest first',
       tags,

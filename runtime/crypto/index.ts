@@ -11,3 +11,10 @@ export {
   type DocumentVerification,
   type SignedDocumentType,
 } from './signedDocument.js';
+export {
+  deviceAuthHeaders,
+  signingString,
+  signRequest,
+  verifyRequestSignature,
+  type SignedRequest,
+} from './deviceRequest.js';

@@ -14,7 +14,11 @@
  * The price is false positives: one 13–19 digit number in ten passes Luhn by chance, so
  * records must not carry long numeric identifiers (epoch milliseconds have 13 digits —
  * send RFC 3339 times instead). A false positive rejects a record; a false negative leaks
- * a card number; the check leans toward the first.
+ * a card number; the check leans toward the first. UUIDs are the exception made: every
+ * record carries one (its `workflow_id`), and about one UUID in 2,500 has hex groups that
+ * are all digits and line up like a printed card that passes Luhn
+ * (`aace5705-3888-4162-9963-51b78820ecea`) — which refused valid records at random, and a
+ * refused record is never synced. A UUID-shaped token is taken out before the scan.
  */
 
 /** Where a clear card number was found: the JSON path of the value (or key) holding it. */
@@ -46,11 +50,15 @@ export function luhnValid(digits: string): boolean {
 const isPan = (digits: string) =>
   digits.length >= MIN_DIGITS && digits.length <= MAX_DIGITS && luhnValid(digits);
 
+/** A UUID (8-4-4-4-12 hex digits), wherever it stands in a text. */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
 /** Whether `text` contains something that looks like a clear card number. */
 export function containsClearPan(text: string): boolean {
+  const scanned = text.replace(UUID, '_');
   // runs of digits, each with the separator that follows it (one space or dash, or none)
   const runs: { digits: string; end: number }[] = [];
-  for (const match of text.matchAll(/\d+/g)) {
+  for (const match of scanned.matchAll(/\d+/g)) {
     const digits = match[0];
     if (isPan(digits)) return true;
     runs.push({ digits, end: match.index + digits.length });
@@ -63,7 +71,7 @@ export function containsClearPan(text: string): boolean {
     let previous = first;
     for (let j = i + 1; j < runs.length; j++) {
       const next = runs[j]!;
-      const gap = text.slice(previous.end, previous.end + 1);
+      const gap = scanned.slice(previous.end, previous.end + 1);
       const start = next.end - next.digits.length;
       if (start !== previous.end + 1 || (gap !== ' ' && gap !== '-')) break;
       if (next.digits.length < 3 || next.digits.length > 6) break;

@@ -42,6 +42,7 @@ export const CLOUD_TABLES: readonly TableDef[] = [
   ops.wasmComponents,
   ops.workflowDefinitions,
   devices.registrationKeys,
+  devices.deviceRequestNonces,
 ];
 
 /** Tables of the cloud database (PostgreSQL or PGlite). */

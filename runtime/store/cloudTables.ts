@@ -179,3 +179,90 @@ export interface WorkflowDefinitionsTable {
   created_by: string | null;
   created_at: DefaultTime;
 }
+
+/** device_request_nonces row (migration 0005). */
+export interface DeviceRequestNoncesTable {
+  device_id: string;
+  nonce: string;
+  expires_at: ColumnType<unknown, string, string>;
+}
+
+/** command_batches row (fleet operations). */
+export interface CommandBatchesTable {
+  batch_id: string;
+  name: string | null;
+  execution_mode: Defaulted<string>;
+  status: Defaulted<string>;
+  total_commands: DefaultInt;
+  completed_count: DefaultInt;
+  failed_count: DefaultInt;
+  actor_snapshot: NullableJsonColumn;
+  created_by: string | null;
+  created_at: DefaultTime;
+  updated_at: DefaultTime;
+  completed_at: NullableTime;
+}
+
+/** command_broadcasts row (fleet operations). */
+export interface CommandBroadcastsTable {
+  broadcast_id: string;
+  command_type: string;
+  payload: DefaultJson;
+  target_filter: DefaultJson;
+  rollout: DefaultJson;
+  status: Defaulted<string>;
+  current_phase: DefaultInt;
+  total_devices: DefaultInt;
+  succeeded_count: DefaultInt;
+  failed_count: DefaultInt;
+  failure_threshold: ColumnType<number | string | null, number | null | undefined, number | null>;
+  actor_snapshot: NullableJsonColumn;
+  created_by: string | null;
+  created_at: DefaultTime;
+  updated_at: DefaultTime;
+  completed_at: NullableTime;
+}
+
+/** command_templates row (fleet operations). */
+export interface CommandTemplatesTable {
+  template_id: string;
+  name: string;
+  version: DefaultInt;
+  description: string | null;
+  commands: ColumnType<unknown, string, string>;
+  variables: DefaultJson;
+  created_by: string | null;
+  created_at: DefaultTime;
+  updated_at: DefaultTime;
+}
+
+/** command_schedules row (fleet operations). */
+export interface CommandSchedulesTable {
+  schedule_id: string;
+  name: string;
+  schedule_type: string;
+  cron_expression: string | null;
+  run_at: NullableTime;
+  timezone: Defaulted<string>;
+  target_kind: string;
+  target: ColumnType<unknown, string, string>;
+  maintenance_window: NullableJsonColumn;
+  status: Defaulted<string>;
+  next_run_at: NullableTime;
+  last_run_at: NullableTime;
+  created_by: string | null;
+  created_at: DefaultTime;
+  updated_at: DefaultTime;
+}
+
+/** schedule_executions row (fleet operations). */
+export interface ScheduleExecutionsTable {
+  execution_id: string;
+  schedule_id: string;
+  scheduled_for: NullableTime;
+  started_at: DefaultTime;
+  finished_at: NullableTime;
+  status: string;
+  result: DefaultJson;
+  error: string | null;
+}

@@ -7,15 +7,28 @@ import type { ColumnType, Generated } from 'kysely';
 import type {
   ApiTokensTable,
   CommandAuditLogTable,
+  CommandBatchesTable,
+  CommandBroadcastsTable,
+  CommandSchedulesTable,
+  CommandTemplatesTable,
   DeviceAssignmentsTable,
   DeviceCommandsTable,
   DeviceConfigsTable,
+  DeviceRequestNoncesTable,
   EdgeDevicesTable,
   PoliciesTable,
   RegistrationKeysTable,
   SafTransactionsTable,
+  ScheduleExecutionsTable,
   WorkflowDefinitionsTable,
 } from './cloudTables.js';
+import type {
+  DeviceConfigCacheTable,
+  DeviceWasmCacheTable,
+  EdgeSyncStateTable,
+  EdgeWorkflowCacheTable,
+  SafPendingTransactionsTable,
+} from './edgeTables.js';
 
 /** JSONB (cloud) or JSON text (edge): written as text, read raw. */
 export type JsonColumn = ColumnType<unknown, string, string>;
@@ -176,13 +189,6 @@ export interface WasmComponentsTable {
   updated_at: DefaultTime;
 }
 
-/** device_wasm_cache row (edge copies of WebAssembly binaries). */
-export interface DeviceWasmCacheTable {
-  binary_hash: string;
-  binary_data: Uint8Array;
-  last_accessed: DefaultTime;
-}
-
 /** The tables known to the query builder. */
 export interface Database {
   workflow_executions: WorkflowExecutionsTable;
@@ -201,9 +207,19 @@ export interface Database {
   saf_transactions: SafTransactionsTable;
   command_audit_log: CommandAuditLogTable;
   registration_keys: RegistrationKeysTable;
+  device_request_nonces: DeviceRequestNoncesTable;
   workflow_definitions: WorkflowDefinitionsTable;
   workflow_timers: WorkflowTimersTable;
   scheduled_workflows: ScheduledWorkflowsTable;
   wasm_components: WasmComponentsTable;
   device_wasm_cache: DeviceWasmCacheTable;
+  saf_pending_transactions: SafPendingTransactionsTable;
+  device_config_cache: DeviceConfigCacheTable;
+  edge_sync_state: EdgeSyncStateTable;
+  edge_workflow_cache: EdgeWorkflowCacheTable;
+  command_batches: CommandBatchesTable;
+  command_broadcasts: CommandBroadcastsTable;
+  command_templates: CommandTemplatesTable;
+  command_schedules: CommandSchedulesTable;
+  schedule_executions: ScheduleExecutionsTable;
 }

@@ -150,6 +150,8 @@ export { touchDevices } from './deviceStatus/touchDevices.js';
 export { listStaleDevices } from './deviceStatus/listStaleDevices.js';
 export {
   COMMAND_AUDIT_EVENTS,
+  CONTROL_AUDIT_EVENTS,
+  type ControlAuditEvent,
   EXPIRED_ERROR,
   MAX_RETRIES_ERROR,
   SYSTEM_ACTOR,
@@ -158,6 +160,7 @@ export {
   type CommandRecord,
 } from './commands/command.js';
 export { insertCommand, type NewCommand } from './commands/insertCommand.js';
+export { appendCommandAudit, type CommandAuditEntry } from './commands/appendCommandAudit.js';
 export { deliverCommands, type DeliveryChannel } from './commands/deliverCommands.js';
 export { redeliverCommands } from './commands/redeliverCommands.js';
 export { ackCommand, type AckOutcome, type CommandAck } from './commands/ackCommand.js';
@@ -176,3 +179,79 @@ export {
   type CommandListenerOptions,
   type CommandNotification,
 } from './postgres/commandNotifications.js';
+export { rememberNonce } from './nonces/rememberNonce.js';
+export { purgeNonces } from './nonces/purgeNonces.js';
+export {
+  CANCELLED_ERROR,
+  cancelPendingCommands,
+  type CancelledCommand,
+  type CancelScope,
+} from './commands/cancelPendingCommands.js';
+export {
+  BATCH_EXECUTION_MODES,
+  type BatchExecutionMode,
+  type BatchRecord,
+} from './batches/batch.js';
+export { insertBatch, type NewBatch } from './batches/insertBatch.js';
+export { getBatch } from './batches/getBatch.js';
+export { lockBatch } from './batches/lockBatch.js';
+export { saveBatch, type BatchChanges } from './batches/saveBatch.js';
+export { listActiveBatchIds, listBatches, type BatchFilter } from './batches/listBatches.js';
+export {
+  insertBatchCommands,
+  type BatchCommandsInserted,
+  type NewBatchCommand,
+} from './batches/insertBatchCommands.js';
+export { listBatchCommandStatuses } from './batches/listBatchCommandStatuses.js';
+export type { BroadcastRecord } from './broadcasts/broadcast.js';
+export { type DeviceTargetFilter } from './broadcasts/deviceFilter.js';
+export { countTargetDevices } from './broadcasts/countTargetDevices.js';
+export {
+  launchBroadcastPhase,
+  type BroadcastPhaseLaunch,
+} from './broadcasts/launchBroadcastPhase.js';
+export {
+  countBroadcastCommands,
+  type BroadcastCommandCount,
+} from './broadcasts/countBroadcastCommands.js';
+export { insertBroadcast, type NewBroadcast } from './broadcasts/insertBroadcast.js';
+export { getBroadcast } from './broadcasts/getBroadcast.js';
+export { lockBroadcast } from './broadcasts/lockBroadcast.js';
+export { saveBroadcast, type BroadcastChanges } from './broadcasts/saveBroadcast.js';
+export {
+  listActiveBroadcastIds,
+  listBroadcasts,
+  type BroadcastFilter,
+} from './broadcasts/listBroadcasts.js';
+export {
+  listBroadcastDevices,
+  type BroadcastDeviceFilter,
+  type BroadcastDeviceOutcome,
+} from './broadcasts/listBroadcastDevices.js';
+export type { TemplateRecord } from './templates/template.js';
+export { insertTemplate, type NewTemplate } from './templates/insertTemplate.js';
+export { getTemplate } from './templates/getTemplate.js';
+export { listTemplates, type TemplateFilter } from './templates/listTemplates.js';
+export type { CommandScheduleRecord } from './commandSchedules/commandSchedule.js';
+export {
+  insertCommandSchedule,
+  type NewCommandSchedule,
+} from './commandSchedules/insertCommandSchedule.js';
+export { getCommandSchedule } from './commandSchedules/getCommandSchedule.js';
+export {
+  listCommandSchedules,
+  listDueCommandSchedules,
+  type CommandScheduleFilter,
+} from './commandSchedules/listCommandSchedules.js';
+export {
+  setCommandScheduleStatus,
+  type CommandScheduleStatusChange,
+} from './commandSchedules/setCommandScheduleStatus.js';
+export { claimScheduleRun, type ScheduleAdvance } from './commandSchedules/claimScheduleRun.js';
+export {
+  insertScheduleExecution,
+  listScheduleExecutions,
+  type ScheduleExecutionRecord,
+  type ScheduleExecutionStatus,
+} from './commandSchedules/scheduleExecutions.js';
+export { findMissingDevices } from './devices/findMissingDevices.js';

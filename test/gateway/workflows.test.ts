@@ -86,6 +86,20 @@ for (const dialect of CLOUD_DIALECTS) {
         }),
       );
       expect(twice.id).toBe(wf.id);
+      // the statechart shows where it waits
+      const chartOf = async () =>
+        json(await gw.asUser(viewer, `/api/v1/workflows/${String(wf.id)}/statechart`));
+      const waiting = await chartOf();
+      expect(waiting.active).toEqual({ state: 'approve', substate: 'waitingHuman' });
+      const machine = waiting.machine as { nodes: Json[]; edges: Json[] };
+      expect(machine.nodes.map((n) => n.id)).toEqual(
+        expect.arrayContaining(['prepare', 'approve', 'finish', 'completed']),
+      );
+      expect(machine.edges).toContainEqual({
+        from: 'approve',
+        to: 'finish',
+        event: 'wf.step.completed',
+      });
       expect(
         (
           await post(
@@ -106,6 +120,9 @@ for (const dialect of CLOUD_DIALECTS) {
       });
       const read = await json(await gw.asUser(viewer, `/api/v1/workflows/${String(wf.id)}`));
       expect(read.status).toBe('COMPLETED');
+      const done = await chartOf();
+      expect(done.active).toEqual({ state: 'completed', substate: null });
+      expect(done.version).toBeGreaterThan(waiting.version as number);
       const audit = await json(await gw.asUser(viewer, `/api/v1/workflows/${String(wf.id)}/audit`));
       expect((audit.events as Json[]).map((e) => e.event_type)).toContain('WORKFLOW_RESUMED');
       // resuming again is a conflict

@@ -123,6 +123,24 @@ describe('clear PAN detection', () => {
     expect(findClearPan(signedRecord('pos-1', 'k'))).toBeUndefined();
   });
 
+  it('never takes a UUID for one (records carry UUIDs; their groups can line up like a card)', () => {
+    // all-digit middle groups that pass Luhn as a printed card would
+    for (const id of [
+      'aace5705-3888-4162-9963-51b78820ecea',
+      '80769ddb-6626-4905-9360-16720bc53129',
+    ])
+      expect(findClearPan({ workflow_id: id, note: `order ${id}.` })).toBeUndefined();
+    fc.assert(
+      fc.property(fc.uuid(), (id) => {
+        expect(containsClearPan(id)).toBe(false);
+        expect(containsClearPan(id.toUpperCase())).toBe(false);
+      }),
+      { numRuns: 20_000 },
+    );
+    // a card next to a UUID is still found
+    expect(containsClearPan('aace5705-3888-4162-9963-51b78820ecea 4111 1111 1111 1111')).toBe(true);
+  });
+
   it('agrees with Luhn on every 13–19 digit string', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[0-9]{13,19}$/), (digits) => {

@@ -28,6 +28,7 @@ const SHIPPED: Record<string, string> = {
     'de299d70adc1a8f5641897287cc2c6fab2982b3b09883a4b9b3a4b398352fb4b',
   '0003_workflow_definitions': '36fd2cc745e6b71a332dc0076e984c75d4a01a841894c907a021a4c7e04334e0',
   '0004_registration_keys': '92997daeadbf4e6bf76763e08227155772955ade77df3b1f4b8bf068886a33ff',
+  '0005_device_request_nonces': 'e006a37a01ce3da43fe403688c6bd636bf99b98c378929bc91165fc5e71ba45a',
 };
 
 describe('migrations', () => {

@@ -3,6 +3,9 @@
  * applied, in-memory keys, an admin token, and `fetch` helpers for operators and devices.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   createApiToken,
   createGateway,
@@ -45,7 +48,12 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const handle = await openWithSchema(dialect);
   const keys = ephemeralKeyring();
-  const gateway = await createGateway({ store: handle.store, keys, ...options });
+  const gateway = await createGateway({
+    store: handle.store,
+    keys,
+    wasmStorageDir: mkdtempSync(join(tmpdir(), 'saffron-wasm-')),
+    ...options,
+  });
   const url = await gateway.listen(0);
   const admin = await createApiToken(handle.store, { name: 'test admin', role: 'admin' });
   const asUser = (token: string, path: string, init: RequestInit = {}) =>

@@ -217,3 +217,23 @@ export const registrationKeys: TableDef = {
   ],
   indexes: [],
 };
+
+/**
+ * device_request_nonces (migration 0005): the replay cache of signed device requests shared
+ * by every gateway process. A nonce is accepted once per device; a row lives until its
+ * `expires_at` (the end of the timestamp window), after which the signature's timestamp is
+ * refused anyway, so expired rows are purged. Without it a request captured on the wire
+ * could be replayed once to each other gateway behind the load balancer.
+ */
+export const deviceRequestNonces: TableDef = {
+  name: 'device_request_nonces',
+  tier: 'cloud',
+  purpose: 'replay cache of signed device requests, shared across gateways',
+  columns: [
+    varchar('device_id', 100, { required: true }),
+    varchar('nonce', 128, { required: true }),
+    timestamptz('expires_at', { required: true }),
+  ],
+  primaryKey: ['device_id', 'nonce'],
+  indexes: [index('idx_device_request_nonces_expires', ['expires_at'])],
+};

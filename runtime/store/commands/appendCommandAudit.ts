@@ -1,14 +1,20 @@
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
-import type { CommandActor, CommandAuditEvent } from './command.js';
+import type { CommandActor, CommandAuditEvent, ControlAuditEvent } from './command.js';
 
-/** One command audit row. */
+/** One audit row: a command's change (with its id), or another control-plane change. */
 export interface CommandAuditEntry {
-  event: CommandAuditEvent;
-  deviceId: string;
-  commandId: string;
+  event: CommandAuditEvent | ControlAuditEvent;
+  /** The device concerned, if any. */
+  deviceId?: string;
+  /** The command concerned; set for every command event. */
+  commandId?: string;
   /** What changed; never payloads or results (they may be large), never card data. */
   details?: Record<string, unknown>;
+  /** The command batch concerned, if any. */
+  batchId?: string;
+  /** The command broadcast concerned, if any. */
+  broadcastId?: string;
 }
 
 /** Append audit rows for changes made by `actor`; call in the transaction of the change. */
@@ -27,8 +33,10 @@ export async function appendCommandAudit(
           event_type: e.event,
           actor: actor.actor,
           actor_role: actor.role,
-          device_id: e.deviceId,
-          command_id: e.commandId,
+          device_id: e.deviceId ?? null,
+          command_id: e.commandId ?? null,
+          batch_id: e.batchId ?? null,
+          broadcast_id: e.broadcastId ?? null,
           details: h.codec.json(e.details ?? {}),
           source_ip: actor.sourceIp ?? null,
           created_at: h.codec.time(now),

@@ -11,6 +11,7 @@
  * | DELIVERED          | no ack within the ack timeout, retries left | PENDING   | COMMAND_RETRIED    |
  * | DELIVERED          | no ack, retries used up                    | FAILED    | COMMAND_FAILED     |
  * | PENDING, DELIVERED | `expires_at` passed                        | FAILED    | COMMAND_EXPIRED    |
+ * | PENDING            | its batch / broadcast is cancelled or halted | CANCELLED | COMMAND_CANCELLED |
  *
  * Every redelivery (a retry after the ack timeout, or a push on reconnect) counts against
  * `max_retries`. An expired command ends FAILED with error `expired` (the status set has no
@@ -26,9 +27,43 @@ export const COMMAND_AUDIT_EVENTS = [
   'COMMAND_FAILED',
   'COMMAND_RETRIED',
   'COMMAND_EXPIRED',
+  'COMMAND_CANCELLED',
 ] as const;
 /** A command audit event. */
 export type CommandAuditEvent = (typeof COMMAND_AUDIT_EVENTS)[number];
+
+/**
+ * command_audit_log.event_type values of other control-plane changes an auditor needs beside
+ * commands: who registered, changed, rotated or deleted a device, and who registered a WASM
+ * binary. These rows have no command id.
+ */
+export const CONTROL_AUDIT_EVENTS = [
+  'DEVICE_REGISTERED',
+  'DEVICE_UPDATED',
+  'DEVICE_SECRET_ROTATED',
+  'DEVICE_DELETED',
+  'WASM_COMPONENT_REGISTERED',
+  // fleet operations (gateway/fleet): batches, broadcasts, templates, schedules
+  'BATCH_CREATED',
+  'BATCH_FINISHED',
+  'BATCH_CANCELLED',
+  'BROADCAST_CREATED',
+  'BROADCAST_PHASE_STARTED',
+  'BROADCAST_HALTED',
+  'BROADCAST_PAUSED',
+  'BROADCAST_RESUMED',
+  'BROADCAST_COMPLETED',
+  'BROADCAST_CANCELLED',
+  'TEMPLATE_CREATED',
+  'TEMPLATE_APPLIED',
+  'SCHEDULE_CREATED',
+  'SCHEDULE_PAUSED',
+  'SCHEDULE_RESUMED',
+  'SCHEDULE_DELETED',
+  'SCHEDULE_FIRED',
+] as const;
+/** A control-plane audit event. */
+export type ControlAuditEvent = (typeof CONTROL_AUDIT_EVENTS)[number];
 
 /** Who caused a command change, for its audit row. */
 export interface CommandActor {
@@ -64,6 +99,8 @@ export const COMMAND_COLUMNS = [
   'expires_at',
   'created_at',
   'executed_at',
+  'batch_id',
+  'broadcast_id',
 ] as const;
 
 /** A device command. */
@@ -83,6 +120,10 @@ export interface CommandRecord {
   expiresAt: Date | null;
   createdAt: Date;
   executedAt: Date | null;
+  /** The batch that created it, if any. */
+  batchId: string | null;
+  /** The broadcast that created it, if any. */
+  broadcastId: string | null;
 }
 
 /** A command row as selected with {@link COMMAND_COLUMNS}. */
@@ -102,6 +143,8 @@ export interface CommandRow {
   expires_at: unknown;
   created_at: unknown;
   executed_at: unknown;
+  batch_id: string | null;
+  broadcast_id: string | null;
 }
 
 const time = (codec: Codec, raw: unknown) =>
@@ -125,6 +168,8 @@ export function rowToCommand(codec: Codec, row: CommandRow): CommandRecord {
     expiresAt: time(codec, row.expires_at),
     createdAt: codec.parseTime(row.created_at),
     executedAt: time(codec, row.executed_at),
+    batchId: row.batch_id ?? null,
+    broadcastId: row.broadcast_id ?? null,
   };
 }
 

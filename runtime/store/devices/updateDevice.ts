@@ -9,7 +9,10 @@ export interface DeviceChanges {
   deviceType?: string;
   location?: string;
   firmwareVersion?: string;
-  /** Replaces the operator metadata; the device's `metrics` report is kept. */
+  /**
+   * Replaces the operator metadata; what the system keeps there — the device's `metrics`
+   * report and its status actor's snapshot (`actor`) — is kept.
+   */
   metadata?: Record<string, unknown>;
 }
 
@@ -37,7 +40,9 @@ export async function updateDevice(
         ...(changes.metadata !== undefined
           ? {
               metadata: sql<string>`CAST(${h.codec.json(changes.metadata)} AS jsonb)
-                || jsonb_strip_nulls(jsonb_build_object('metrics', metadata -> 'metrics'))`,
+                || jsonb_strip_nulls(jsonb_build_object(
+                  'metrics', metadata -> 'metrics',
+                  'actor', metadata -> 'actor'))`,
             }
           : {}),
         updated_at: h.codec.time(now),

@@ -1,0 +1,402 @@
+/**
+ * bench gateway: the cloud control plane under the loads a fleet puts on it, each against a
+ * baseline measured in the same run on the same machine.
+ *
+ * - Idle device connections held by one gateway process (signed upgrade + hello each) and
+ *   the resident memory each costs, against the same number of connections to a bare `ws`
+ *   server. The server runs in a child process of its own and the clients in others, a few
+ *   thousand per process, so that one process's descriptor limit (≈ 20,000 here; the count
+ *   is capped below it) is spent on the connections measured.
+ * - Command push round trip at a paced 1,000 commands/s (open loop): operator POST → push
+ *   over the device's socket → device ack → the server's `acked` frame, and the delivery part
+ *   alone; against a raw `ws` echo of a frame of the same size at the same rate. When the
+ *   gateway cannot keep up, the round trip includes the queue that builds (it is not hidden
+ *   by slowing the load), and `push_commands_completed_per_s` shows the rate it did reach.
+ * - SAF records accepted per second, signed, in batches of 500 through
+ *   `POST /api/v1/transactions/batch`, against raw PostgreSQL inserting equivalent rows in
+ *   multi-row INSERTs of 500 (goal: ≥ 0.30 of the raw rate).
+ * - Config polls per second on the 304 path (device-signed, `If-None-Match`), against a bare
+ *   fastify route answering 304 on an ETag match, with the same client.
+ *
+ * Everything runs against PostgreSQL (DATABASE_URL, default postgres://root@127.0.0.1:5432/test)
+ * in a fresh schema, dropped afterwards; devices are registered up front in bulk through the
+ * store, with secrets derived from a per-run key (bench/gateway/fleet.ts).
+ *
+ *   npm run bench -- gateway [--json] [--scale X] [--connections 15000] [--rate 1000]
+ *     [--commands 10000] [--saf-batches 40] [--config-seconds 5]
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createApiToken, loadKeyring } from '../gateway/index.js';
+import { migrations } from '../migrations/index.js';
+import { migrate, openStore, type Store } from '../runtime/store/index.js';
+import { type BenchOptions, type BenchResult, round } from './harness.js';
+import { startChild, type Child } from './gateway/child.js';
+import { currentEtags, poll } from './gateway/configPolls.js';
+import { deviceIdOf, deviceSecretOf } from './gateway/fleet.js';
+import { keepAlive, send } from './gateway/http.js';
+import { measureIdle, waitFor } from './gateway/idle.js';
+import { measureEcho, measurePush } from './gateway/push.js';
+import { measureSaf } from './gateway/saf.js';
+import type { ServerSpec } from './gateway/server.js';
+
+const SERVER = fileURLToPath(new URL('./gateway/server.ts', import.meta.url));
+const FLAGS = ['scale', 'connections', 'rate', 'commands', 'saf-batches', 'config-seconds'];
+/** Idle connections one gateway process should hold. */
+const CONNECTIONS_GOAL = 15_000;
+/** SAF intake as a share of raw batched inserts that the design asks for. */
+const SAF_GOAL = 0.3;
+/** Descriptors the server process keeps for itself (database pool, listeners, files). */
+const DESCRIPTOR_RESERVE = 500;
+const PUSH_DEVICES = 50;
+const SAF_DEVICES = 8;
+const SAF_BATCH = 500;
+const SAF_IN_FLIGHT = 4;
+const POLL_DEVICES = 64;
+const POLL_IN_FLIGHT = 16;
+const GATEWAY_POOL = 10;
+
+interface Settings {
+  connections: number;
+  rate: number;
+  commands: number;
+  safBatches: number;
+  configSeconds: number;
+}
+
+/** The soft limit on open files of this process (children inherit it). */
+function openFileLimit(): number {
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const soft = Number(line?.split(/\s{2,}/)[1]);
+  return Number.isFinite(soft) ? soft : 1024;
+}
+
+function settingsOf(options: BenchOptions, notes: string[]): Settings {
+  const unknown = Object.keys(options.flags).filter((f) => !FLAGS.includes(f));
+  if (unknown.length) throw new Error(`bench gateway: unknown flag(s) --${unknown.join(', --')}`);
+  const number = (flag: string, fallback: number) => {
+    const value = options.flags[flag] === undefined ? fallback : Number(options.flags[flag]);
+    if (!(value > 0)) throw new Error(`bench gateway: --${flag} must be a positive number`);
+    return value;
+  };
+  const limit = openFileLimit() - DESCRIPTOR_RESERVE;
+  let connections = Math.max(
+    100,
+    Math.round(number('connections', CONNECTIONS_GOAL * options.scale)),
+  );
+  if (connections > limit) {
+    notes.push(
+      `idle connections capped at ${limit}: the open-file limit is ${limit + DESCRIPTOR_RESERVE} per process`,
+    );
+    connections = limit;
+  }
+  return {
+    connections,
+    rate: number('rate', 1000),
+    commands: Math.max(500, Math.round(number('commands', 10_000 * options.scale))),
+    safBatches: Math.max(4, Math.round(number('saf-batches', 40 * options.scale))),
+    configSeconds: Math.max(1, number('config-seconds', 5 * options.scale)),
+  };
+}
+
+async function admin(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Register `count` devices in bulk, each with its derived secret sealed under `keys`. */
+async function registerDevices(
+  store: Store,
+  seal: (secret: string) => string,
+  benchKey: string,
+  count: number,
+): Promise<void> {
+  for (let from = 0; from < count; from += 1000) {
+    const rows = Array.from({ length: Math.min(1000, count - from) }, (_, i) => {
+      const deviceId = deviceIdOf(from + i);
+      return {
+        device_id: deviceId,
+        device_name: `Bench terminal ${from + i}`,
+        device_type: 'POS',
+        location: `store-${(from + i) % 97}`,
+        secret_ciphertext: seal(deviceSecretOf(benchKey, deviceId)),
+      };
+    });
+    await store.db.insertInto('edge_devices').values(rows).execute();
+  }
+}
+
+const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+
+/** Run the gateway benchmark. */
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const result: BenchResult = {
+    bench: 'gateway',
+    metrics: {},
+    baselines: {},
+    ratios: {},
+    notes: [],
+  };
+  const { progress } = options;
+  const s = settingsOf(options, result.notes);
+  const url = process.env.DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+  const schema = `saffron_bench_gateway_${process.pid}`;
+  const keyDir = mkdtempSync(join(tmpdir(), 'saffron-bench-keys-'));
+  const signingKeyPem = generateKeyPairSync('ed25519')
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+  const masterKeyHex = randomBytes(32).toString('hex');
+  const keys = loadKeyring(keyDir, {
+    SAFFRON_SIGNING_KEY: signingKeyPem,
+    SAFFRON_MASTER_KEY: masterKeyHex,
+  });
+  const benchKey = randomBytes(32).toString('base64url');
+  // device numbers of each part
+  const idle = 0;
+  const push = range(s.connections, PUSH_DEVICES);
+  const saf = range(s.connections + PUSH_DEVICES, SAF_DEVICES);
+  const polling = range(s.connections + PUSH_DEVICES + SAF_DEVICES, POLL_DEVICES);
+  const deviceCount = s.connections + PUSH_DEVICES + SAF_DEVICES + POLL_DEVICES;
+
+  const children = new Set<Child>();
+  const start = async (spec: ServerSpec) => {
+    const child = await startChild(SERVER, spec);
+    children.add(child);
+    return { child, url: child.ready.url as string };
+  };
+  const stop = (child: Child) => {
+    child.kill();
+    children.delete(child);
+  };
+  let store: Store | undefined;
+  let pool: pg.Pool | undefined;
+  let cleaning: Promise<void> | undefined;
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      for (const child of children) child.kill();
+      await pool?.end();
+      await store?.close();
+      await admin(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      rmSync(keyDir, { recursive: true, force: true });
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    progress(`gateway: ${signal}, stopping servers and dropping schema ${schema}`);
+    void cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    progress(`schema ${schema}: migrating, registering ${deviceCount} devices`);
+    await admin(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
+    store = await openStore(url, { postgres: { schema, maxConnections: 4 } });
+    await migrate(store, migrations);
+    await registerDevices(store, (secret) => keys.seal(secret), benchKey, deviceCount);
+    const { token } = await createApiToken(store, { name: 'bench admin', role: 'admin' });
+    const { rows } = await sql<{
+      v: string;
+    }>`SELECT current_setting('server_version') AS v`.execute(store.db);
+    result.notes.push(
+      `PostgreSQL ${rows[0]?.v}, ${cpus().length} cores, Node ${process.versions.node}; gateway: one process, pool of ${GATEWAY_POOL} connections; open-file limit ${openFileLimit()}`,
+    );
+
+    // ---- the gateway
+    const gateway = await start({
+      kind: 'saffron',
+      databaseUrl: url,
+      schema,
+      signingKeyPem,
+      masterKeyHex,
+      poolSize: GATEWAY_POOL,
+    });
+    const agent = keepAlive(2);
+    const published = await send(agent, gateway.url, '/api/v1/config/fleet/*', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ floor_limit_minor: 5000, currency: 'EUR', offline_max_count: 50 }),
+    });
+    agent.destroy();
+    if (published.status !== 200) throw new Error(`publishing config: ${published.status}`);
+
+    progress(`idle: ${s.connections} device connections to one gateway process`);
+    const held = await measureIdle({
+      server: gateway.child,
+      url: gateway.url,
+      benchKey,
+      first: idle,
+      count: s.connections,
+      subnet: 1,
+      progress,
+    });
+    result.metrics.idle_connections = held.held;
+    result.metrics.bytes_per_connection = Math.round(held.bytesPerConnection);
+    result.metrics.heap_bytes_per_connection = Math.round(held.heapBytesPerConnection);
+    result.metrics.connects_per_s = round(held.held / held.connectSeconds);
+    if (held.failed > 0)
+      result.notes.push(`${held.failed} gateway connections failed (first: ${held.firstError})`);
+    progress('  waiting for the gateway to record every disconnect');
+    const db = store.db;
+    await waitFor(
+      async () =>
+        (await gateway.child.call<number>({ kind: 'connections' })) === 0 &&
+        Number(
+          (
+            await db
+              .selectFrom('edge_devices')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('status', '<>', 'OFFLINE')
+              .executeTakeFirstOrThrow()
+          ).n,
+        ) === 0,
+    );
+
+    progress(`push: ${s.commands} commands at ${s.rate}/s`);
+    const pushed = await measurePush({
+      url: gateway.url,
+      adminToken: token,
+      benchKey,
+      devices: push,
+      count: s.commands,
+      rate: s.rate,
+      progress,
+    });
+    result.metrics.push_rtt_p50_ms = round(pushed.rttP50);
+    result.metrics.push_rtt_p99_ms = round(pushed.rttP99);
+    result.metrics.push_delivery_p50_ms = round(pushed.deliveryP50);
+    result.metrics.push_delivery_p99_ms = round(pushed.deliveryP99);
+    result.metrics.push_commands_issued_per_s = round(pushed.issuedPerS);
+    result.metrics.push_commands_completed_per_s = round(pushed.completedPerS);
+    progress(
+      `  round trip p50 ${pushed.rttP50.toFixed(1)} ms, p99 ${pushed.rttP99.toFixed(1)} ms; delivery p50 ${pushed.deliveryP50.toFixed(1)} ms, p99 ${pushed.deliveryP99.toFixed(1)} ms; ${Math.round(pushed.completedPerS)} completed/s`,
+    );
+    if (pushed.completedPerS < 0.95 * s.rate)
+      result.notes.push(
+        `push: the gateway completed ${Math.round(pushed.completedPerS)} commands/s, below the ${s.rate}/s offered: the round trip includes the queue that built up (open loop)`,
+      );
+    if (pushed.completed < pushed.sent || pushed.failedPosts > 0)
+      result.notes.push(
+        `push: ${pushed.completed} of ${pushed.sent} commands completed (${pushed.failedPosts} POSTs failed); percentiles over the completed`,
+      );
+
+    progress(`saf: ${s.safBatches} batches of ${SAF_BATCH} per side, ${SAF_IN_FLIGHT} in flight`);
+    pool = new pg.Pool({
+      connectionString: url,
+      max: SAF_IN_FLIGHT,
+      options: `-c search_path=${schema}`,
+    });
+    const intake = await measureSaf({
+      url: gateway.url,
+      benchKey,
+      devices: saf,
+      batches: s.safBatches,
+      batchSize: SAF_BATCH,
+      inFlight: SAF_IN_FLIGHT,
+      rounds: 4,
+      pool,
+      progress,
+    });
+    result.metrics.saf_records_per_s = round(intake.recordsPerS);
+    result.baselines.raw_batch_insert_rows_per_s = round(intake.rawRowsPerS);
+    result.ratios.saf_vs_raw_batch_insert = round(intake.recordsPerS / intake.rawRowsPerS);
+    progress(
+      `  ${Math.round(intake.recordsPerS)} records/s vs raw ${Math.round(intake.rawRowsPerS)} rows/s`,
+    );
+    if (intake.refused > 0) result.notes.push(`saf: ${intake.refused} records refused`);
+
+    progress(`config: ${s.configSeconds} s of 304 polls, ${POLL_IN_FLIGHT} in flight`);
+    const etags = await currentEtags(gateway.url, benchKey, polling);
+    const polls = await poll({
+      url: gateway.url,
+      benchKey,
+      devices: polling,
+      etagOf: (deviceId) => etags.get(deviceId)!,
+      seconds: s.configSeconds,
+      inFlight: POLL_IN_FLIGHT,
+    });
+    result.metrics.config_304_per_s = round(polls.perS);
+    if (polls.other > 0)
+      result.notes.push(`config: ${polls.other} polls were not 304 (first: ${polls.firstOther})`);
+    progress(`  ${Math.round(polls.perS)} polls/s`);
+    stop(gateway.child);
+
+    // ---- baselines
+    const raw = await start({ kind: 'raw-ws' });
+    progress(`baseline: ${s.connections} connections to a bare ws server`);
+    const rawHeld = await measureIdle({
+      server: raw.child,
+      url: raw.url,
+      benchKey,
+      first: idle,
+      count: s.connections,
+      subnet: 2,
+      progress,
+    });
+    result.baselines.raw_ws_idle_connections = rawHeld.held;
+    result.baselines.raw_ws_bytes_per_connection = Math.round(rawHeld.bytesPerConnection);
+    progress(`baseline: ws echo, ${s.commands} frames at ${s.rate}/s`);
+    const echo = await measureEcho({
+      url: raw.url,
+      sockets: PUSH_DEVICES,
+      count: s.commands,
+      rate: s.rate,
+    });
+    result.baselines.raw_ws_echo_rtt_p50_ms = round(echo.p50);
+    result.baselines.raw_ws_echo_rtt_p99_ms = round(echo.p99);
+    stop(raw.child);
+
+    const bareEtag = '"bench-config-etag"';
+    const bare = await start({ kind: 'bare-fastify', etag: bareEtag });
+    progress(`baseline: ${s.configSeconds} s of 304 polls to a bare fastify route`);
+    const barePolls = await poll({
+      url: bare.url,
+      benchKey,
+      devices: polling,
+      etagOf: () => bareEtag,
+      seconds: s.configSeconds,
+      inFlight: POLL_IN_FLIGHT,
+    });
+    result.baselines.bare_fastify_304_per_s = round(barePolls.perS);
+    stop(bare.child);
+
+    const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+      typeof a === 'number' && typeof b === 'number' && b > 0 ? round(a / b) : null;
+    result.ratios.bytes_per_connection_vs_raw_ws = ratio(
+      result.metrics.bytes_per_connection,
+      result.baselines.raw_ws_bytes_per_connection,
+    );
+    result.ratios.push_rtt_p99_vs_raw_echo = ratio(
+      result.metrics.push_rtt_p99_ms,
+      result.baselines.raw_ws_echo_rtt_p99_ms,
+    );
+    result.ratios.config_304_vs_bare_fastify = ratio(
+      result.metrics.config_304_per_s,
+      result.baselines.bare_fastify_304_per_s,
+    );
+
+    result.notes.push(
+      'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
+      "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
+      'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
+      'config_304_per_s: device-signed polls answered 304 per second (each: signature, nonce row, device + layers + assignments read, ETag compare)',
+      `goal: ≥ ${CONNECTIONS_GOAL} idle connections — ${held.held >= CONNECTIONS_GOAL ? 'met' : 'NOT met'} (${held.held})`,
+      `goal: SAF ≥ ${SAF_GOAL} of raw batched inserts — ${(result.ratios.saf_vs_raw_batch_insert ?? 0) >= SAF_GOAL ? 'met' : 'NOT met'} (${result.ratios.saf_vs_raw_batch_insert})`,
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanUp();
+  }
+  return result;
+}

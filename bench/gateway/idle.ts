@@ -1,0 +1,119 @@
+/**
+ * Idle WebSocket connections held by one server process, and the memory each costs: the
+ * server's resident set after full collections, before and after the connections are open,
+ * divided by the connections it reports holding. The clients run in their own processes
+ * (bench/gateway/sockets.ts), a few thousand each, so the server's descriptor limit is spent
+ * on the connections being measured.
+ */
+import { fileURLToPath } from 'node:url';
+import { startChild, type Child } from './child.js';
+import type { OpenReport, SocketsSpec } from './sockets.js';
+
+const SOCKETS = fileURLToPath(new URL('./sockets.ts', import.meta.url));
+/** Connections per client process (each keeps well under its descriptor limit). */
+const PER_CLIENT = 4000;
+/** Handshakes in flight per client process. */
+const IN_FLIGHT = 24;
+
+/** What one idle measurement found. */
+export interface IdleResult {
+  held: number;
+  failed: number;
+  firstError: string | null;
+  bytesPerConnection: number;
+  heapBytesPerConnection: number;
+  connectSeconds: number;
+}
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+}
+
+/** Open `count` device connections (devices `first`… ) to `server` and measure them. */
+export async function measureIdle(options: {
+  server: Child;
+  url: string;
+  benchKey: string;
+  first: number;
+  count: number;
+  /** Third octet of the clients' loopback addresses (distinct per run: fresh port ranges). */
+  subnet: number;
+  progress: (m: string) => void;
+}): Promise<IdleResult> {
+  const { server, url, benchKey, first, count, subnet, progress } = options;
+  const clients: Child[] = [];
+  const spawn = async (from: number, to: number, host: number) => {
+    const spec: SocketsSpec = {
+      url,
+      benchKey,
+      from,
+      to,
+      localAddress: `127.0.${subnet}.${host}`,
+      inFlight: IN_FLIGHT,
+    };
+    const child = await startChild(SOCKETS, spec);
+    clients.push(child);
+    return child;
+  };
+  try {
+    // warm-up: the code paths of a connection, then back to idle
+    const warm = await spawn(first, first + Math.min(200, count), 1);
+    await warm.call<OpenReport>({ kind: 'open' });
+    await warm.call({ kind: 'close' });
+    await waitFor(async () => (await server.call<number>({ kind: 'connections' })) === 0);
+    const before = await server.call<Memory>({ kind: 'memory' });
+
+    const parts = Math.ceil(count / PER_CLIENT);
+    const children = await Promise.all(
+      Array.from({ length: parts }, (_, i) =>
+        spawn(first + i * PER_CLIENT, first + Math.min(count, (i + 1) * PER_CLIENT), i + 2),
+      ),
+    );
+    const started = performance.now();
+    const ticker = setInterval(() => {
+      void server
+        .call<number>({ kind: 'connections' })
+        .then((n) => progress(`  ${n} connections open`))
+        .catch(() => undefined);
+    }, 10_000);
+    let reports: OpenReport[];
+    try {
+      reports = await Promise.all(children.map((c) => c.call<OpenReport>({ kind: 'open' })));
+    } finally {
+      clearInterval(ticker);
+    }
+    const connectSeconds = (performance.now() - started) / 1000;
+    // let the last hellos and status writes finish before measuring
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const held = await server.call<number>({ kind: 'connections' });
+    const after = await server.call<Memory>({ kind: 'memory' });
+    const failed = reports.reduce((n, r) => n + r.failed, 0);
+    const firstError = reports.find((r) => r.firstError)?.firstError ?? null;
+    progress(
+      `  ${held} held (${failed} failed${firstError ? `: ${firstError}` : ''}) after ${connectSeconds.toFixed(1)} s; RSS ${mib(before.rss)} → ${mib(after.rss)} MiB`,
+    );
+    await Promise.all(children.map((c) => c.call({ kind: 'close' })));
+    return {
+      held,
+      failed,
+      firstError,
+      bytesPerConnection: held > 0 ? (after.rss - before.rss) / held : 0,
+      heapBytesPerConnection: held > 0 ? (after.heapUsed - before.heapUsed) / held : 0,
+      connectSeconds,
+    };
+  } finally {
+    for (const c of clients) c.kill();
+  }
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/** Poll `done` until it holds (at most `timeoutMs`). */
+export async function waitFor(done: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * Command push round trip at a paced rate (open loop: a command is due every 1/rate s
+ * whether or not earlier ones are done, so a server that falls behind shows it as latency
+ * instead of slowing the load). An operator POSTs `UPDATE_CONFIG` to one of D devices whose
+ * sockets are open in this process; the device acks each command as it arrives; times are
+ * taken on this process's clock from the moment the POST was due:
+ *
+ * - delivery: due → the `command` frame arrives at the device;
+ * - round trip: due → the device receives the server's `acked` frame, i.e. the command was
+ *   created (committed), pushed, executed by the device and its EXECUTED state committed.
+ *
+ * The baseline sends frames of the same size over raw `ws` connections at the same rate to
+ * an echo server and times the echo.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import { deviceAuthHeaders } from '../../runtime/crypto/index.js';
+import { percentile } from '../harness.js';
+import { deviceIdOf, deviceSecretOf, socketPathOf, wsBase } from './fleet.js';
+import { keepAlive, send } from './http.js';
+
+/** What a push measurement found (milliseconds). */
+export interface PushResult {
+  rttP50: number;
+  rttP99: number;
+  deliveryP50: number;
+  deliveryP99: number;
+  sent: number;
+  completed: number;
+  /** Commands due per second that were actually issued (the client kept up if ≈ rate). */
+  issuedPerS: number;
+  /** Commands completed per second, first due to last acked: the capacity when saturated. */
+  completedPerS: number;
+  failedPosts: number;
+}
+
+/** Echo round trips (milliseconds). */
+export interface EchoResult {
+  p50: number;
+  p99: number;
+  completed: number;
+}
+
+const SETTLE_MS = 30_000;
+
+/**
+ * Call `fire(i)` for i in 0…count-1, each at `start + i / rate`; returns the due times and
+ * the issuing rate reached.
+ */
+async function paced(
+  count: number,
+  rate: number,
+  fire: (i: number) => void,
+): Promise<{ due: Float64Array; issuedPerS: number }> {
+  const interval = 1000 / rate;
+  const due = new Float64Array(count);
+  const start = performance.now() + 20;
+  let i = 0;
+  while (i < count) {
+    const now = performance.now();
+    while (i < count && start + i * interval <= now) {
+      due[i] = start + i * interval;
+      fire(i);
+      i++;
+    }
+    await sleep(1);
+  }
+  return { due, issuedPerS: count / ((performance.now() - start) / 1000) };
+}
+
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done() && performance.now() < deadline) await sleep(10);
+}
+
+const ms = (values: number[], p: number) =>
+  percentile(
+    values.sort((a, b) => a - b),
+    p,
+  );
+
+/** Open `deviceId`'s socket and wait for the server's welcome. */
+function openDevice(
+  url: string,
+  benchKey: string,
+  deviceId: string,
+  onFrame: (ws: WebSocket, frame: Record<string, unknown>) => void,
+): Promise<WebSocket> {
+  const path = socketPathOf(deviceId);
+  const ws = new WebSocket(`${wsBase(url)}${path}`, {
+    headers: deviceAuthHeaders(deviceId, deviceSecretOf(benchKey, deviceId), {
+      method: 'GET',
+      pathWithQuery: path,
+      body: '',
+    }),
+    perMessageDeflate: false,
+  });
+  return new Promise((resolve, reject) => {
+    ws.on('unexpected-response', (_request, response) =>
+      reject(new Error(`upgrade refused: ${response.statusCode}`)),
+    );
+    ws.on('error', reject);
+    ws.on('message', (data: Buffer) => {
+      const frame = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      if (frame.type === 'welcome') resolve(ws);
+      else if (frame.type === 'heartbeat') ws.send('{"type":"heartbeat"}');
+      else onFrame(ws, frame);
+    });
+    ws.on('open', () => ws.send('{"type":"hello"}'));
+  });
+}
+
+/** Measure command push through the gateway at `url`. */
+export async function measurePush(options: {
+  url: string;
+  adminToken: string;
+  benchKey: string;
+  devices: readonly number[];
+  count: number;
+  rate: number;
+  progress: (m: string) => void;
+}): Promise<PushResult> {
+  const { url, adminToken, benchKey, devices, count, rate, progress } = options;
+  const agent = keepAlive(64);
+  // times by command sequence number; the sequence travels in the payload's `reason`
+  let received = new Float64Array(0);
+  let acked = new Float64Array(0);
+  const sequenceOf = new Map<string, number>();
+  const onFrame = (ws: WebSocket, frame: Record<string, unknown>) => {
+    if (frame.type === 'command') {
+      const command = frame.command as { command_id: string; payload: { reason?: string } };
+      const seq = Number(command.payload.reason?.slice('bench '.length));
+      if (seq < received.length && received[seq] === 0) received[seq] = performance.now();
+      sequenceOf.set(command.command_id, seq);
+      ws.send(JSON.stringify({ type: 'ack', command_id: command.command_id, status: 'EXECUTED' }));
+    } else if (frame.type === 'acked') {
+      const seq = sequenceOf.get(frame.command_id as string);
+      if (seq !== undefined && seq < acked.length && acked[seq] === 0)
+        acked[seq] = performance.now();
+    }
+  };
+  const sockets = await Promise.all(
+    devices.map((n) => openDevice(url, benchKey, deviceIdOf(n), onFrame)),
+  );
+  try {
+    const round = async (n: number) => {
+      received = new Float64Array(n);
+      acked = new Float64Array(n);
+      sequenceOf.clear();
+      let failedPosts = 0;
+      const posts: Promise<void>[] = [];
+      const { due, issuedPerS } = await paced(n, rate, (i) => {
+        const deviceId = deviceIdOf(devices[i % devices.length]!);
+        posts.push(
+          send(agent, url, `/api/v1/devices/${deviceId}/commands`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              command_type: 'UPDATE_CONFIG',
+              payload: { reason: `bench ${i}` },
+            }),
+          }).then(
+            (answer) => void (answer.status === 201 || failedPosts++),
+            () => void failedPosts++,
+          ),
+        );
+      });
+      await Promise.all(posts);
+      await until(() => acked.every((t) => t > 0), SETTLE_MS);
+      const rtt: number[] = [];
+      const delivery: number[] = [];
+      let lastAck = 0;
+      for (let i = 0; i < n; i++) {
+        if (acked[i]! > 0) rtt.push(acked[i]! - due[i]!);
+        if (received[i]! > 0) delivery.push(received[i]! - due[i]!);
+        lastAck = Math.max(lastAck, acked[i]!);
+      }
+      const completedPerS = rtt.length / ((lastAck - due[0]!) / 1000);
+      return { rtt, delivery, issuedPerS, completedPerS, failedPosts };
+    };
+    progress(`  warm-up: ${Math.min(500, count)} commands`);
+    await round(Math.min(500, count));
+    progress(`  ${count} commands at ${rate}/s over ${devices.length} device sockets`);
+    const r = await round(count);
+    return {
+      rttP50: ms(r.rtt, 50),
+      rttP99: ms(r.rtt, 99),
+      deliveryP50: ms(r.delivery, 50),
+      deliveryP99: ms(r.delivery, 99),
+      sent: count,
+      completed: r.rtt.length,
+      issuedPerS: r.issuedPerS,
+      completedPerS: r.completedPerS,
+      failedPosts: r.failedPosts,
+    };
+  } finally {
+    for (const ws of sockets) ws.close();
+    agent.destroy();
+  }
+}
+
+/** Echo round trips of frames shaped like a pushed command over raw `ws` at `url`. */
+export async function measureEcho(options: {
+  url: string;
+  sockets: number;
+  count: number;
+  rate: number;
+}): Promise<EchoResult> {
+  const { url, count, rate } = options;
+  let echoedAt = new Float64Array(0);
+  const sockets = await Promise.all(
+    Array.from(
+      { length: options.sockets },
+      () =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const ws = new WebSocket(`${wsBase(url)}/echo`, { perMessageDeflate: false });
+          ws.on('message', (data: Buffer) => {
+            const frame = JSON.parse(data.toString('utf8')) as {
+              command: { payload: { reason: string } };
+            };
+            const seq = Number(frame.command.payload.reason.slice('bench '.length));
+            if (seq < echoedAt.length) echoedAt[seq] = performance.now();
+          });
+          ws.on('open', () => resolve(ws));
+          ws.on('error', reject);
+        }),
+    ),
+  );
+  // a command frame as the gateway sends it, give or take the id
+  const frame = (i: number) =>
+    JSON.stringify({
+      type: 'command',
+      command: {
+        command_id: '00000000-0000-4000-8000-000000000000',
+        device_id: deviceIdOf(i),
+        command_type: 'UPDATE_CONFIG',
+        payload: { reason: `bench ${i}` },
+        status: 'DELIVERED',
+        retry_count: 0,
+        max_retries: 3,
+        created_by: 'admin',
+        created_at: new Date().toISOString(),
+        delivered_at: new Date().toISOString(),
+        next_attempt_at: null,
+        expires_at: null,
+        executed_at: null,
+        result: null,
+        error: null,
+      },
+    });
+  try {
+    const round = async (n: number) => {
+      echoedAt = new Float64Array(n);
+      const { due } = await paced(n, rate, (i) => sockets[i % sockets.length]!.send(frame(i)));
+      await until(() => echoedAt.every((t) => t > 0), SETTLE_MS);
+      const rtt: number[] = [];
+      for (let i = 0; i < n; i++) if (echoedAt[i]! > 0) rtt.push(echoedAt[i]! - due[i]!);
+      return rtt;
+    };
+    await round(Math.min(500, count));
+    const rtt = await round(count);
+    return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length };
+  } finally {
+    for (const ws of sockets) ws.close();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * One server process of the gateway benchmark, forked by bench/gateway.ts:
+ *
+ *   node --expose-gc --import tsx bench/gateway/server.ts SPEC
+ *
+ * - `saffron`: the real control plane (createGateway) over PostgreSQL in the benchmark's
+ *   schema, with the keys the parent sealed the device secrets under.
+ * - `raw-ws`: a bare `ws` server on a bare HTTP server, no authentication, no session
+ *   logic: it holds connections and echoes every text frame back. The baseline for memory
+ *   per connection and for a frame's round trip.
+ * - `bare-fastify`: fastify with one route shaped like the device config poll that answers
+ *   304 when `If-None-Match` matches a fixed ETag: the baseline of the 304 path.
+ *
+ * Calls: `memory` (after full collections), `connections` (open WebSockets now).
+ */
+import { createServer } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { WebSocketServer } from 'ws';
+import { createGateway, loadKeyring } from '../../gateway/index.js';
+import { openStore } from '../../runtime/store/index.js';
+import { serveParent, settledMemory } from './child.js';
+
+/** What a server process runs. */
+export type ServerSpec =
+  | {
+      kind: 'saffron';
+      databaseUrl: string;
+      schema: string;
+      signingKeyPem: string;
+      masterKeyHex: string;
+      poolSize: number;
+    }
+  | { kind: 'raw-ws' }
+  | { kind: 'bare-fastify'; etag: string };
+
+const HOST = '127.0.0.1';
+
+async function start(spec: ServerSpec): Promise<{ url: string; connections: () => number }> {
+  switch (spec.kind) {
+    case 'saffron': {
+      const store = await openStore(spec.databaseUrl, {
+        postgres: {
+          schema: spec.schema,
+          maxConnections: spec.poolSize,
+          applicationName: 'bench-gateway',
+        },
+      });
+      const keys = loadKeyring(mkdtempSync(join(tmpdir(), 'saffron-bench-keys-')), {
+        SAFFRON_SIGNING_KEY: spec.signingKeyPem,
+        SAFFRON_MASTER_KEY: spec.masterKeyHex,
+      });
+      const gateway = await createGateway({ store, keys });
+      const url = await gateway.listen(0, HOST);
+      return { url, connections: () => gateway.app.websocketServer.clients.size };
+    }
+    case 'raw-ws': {
+      const server = createServer((_request, response) => response.writeHead(404).end());
+      const wss = new WebSocketServer({ server });
+      wss.on('connection', (socket) =>
+        socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })),
+      );
+      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+    }
+    case 'bare-fastify': {
+      const app = Fastify({ logger: false });
+      app.get('/api/v1/devices/:device_id/config', async (request, reply) => {
+        reply.header('etag', spec.etag).header('cache-control', 'private, no-cache');
+        if (request.headers['if-none-match'] === spec.etag) return reply.code(304).send();
+        return { device_id: (request.params as { device_id: string }).device_id, config: {} };
+      });
+      const url = await app.listen({ port: 0, host: HOST });
+      return { url, connections: () => 0 };
+    }
+  }
+}
+
+const spec = JSON.parse(process.argv[2] ?? '') as ServerSpec;
+const started = start(spec);
+serveParent(
+  started.then(({ url }) => ({ url })),
+  {
+    memory: () => settledMemory(),
+    connections: async () => (await started).connections(),
+  },
+);

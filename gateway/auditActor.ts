@@ -1,0 +1,11 @@
+/** Who made a change, as the audit log records it: operator name and role, or the device. */
+import type { FastifyRequest } from 'fastify';
+import type { CommandActor } from '../runtime/index.js';
+import type { Principal } from './auth/principal.js';
+
+/** The audit actor of `principal` calling through `request`. */
+export function auditActor(principal: Principal, request: FastifyRequest): CommandActor {
+  return principal.kind === 'user'
+    ? { actor: principal.name, role: principal.role, sourceIp: request.ip }
+    : { actor: principal.deviceId, role: 'device', sourceIp: request.ip };
+}

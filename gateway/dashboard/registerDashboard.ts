@@ -1,0 +1,91 @@
+/**
+ * The operator dashboard: static files served by the gateway at `/dashboard` — fleet,
+ * workflows with their audit timeline and live statechart, and commands. The page holds no
+ * data of its own: it signs in with an API token (kept in the tab's sessionStorage) and
+ * reads everything through the same `/api/v1` endpoints, with the same role checks, as any
+ * other client. A strict Content-Security-Policy allows only the dashboard's own scripts and
+ * styles, so text shown from the API can never run.
+ *
+ * The statechart is laid out in the browser with dagre (served from the installed package),
+ * from the machine graph of `GET /api/v1/workflows/{id}/statechart`.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GatewayContext } from '../context.js';
+import { Problem } from '../problem.js';
+
+const ASSETS: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'statechart.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Where the asset files are: beside this module in a checkout, or the source tree from dist/. */
+function assetsDir(): string {
+  const here = fileURLToPath(new URL('./assets/', import.meta.url));
+  return here.includes('/dist/')
+    ? fileURLToPath(new URL('../../../gateway/dashboard/assets/', import.meta.url))
+    : here;
+}
+
+/** Serve the dashboard under `/dashboard`. */
+export function registerDashboard(ctx: GatewayContext): void {
+  const dir = assetsDir();
+  // the package exports only its entry points; its browser build sits beside package.json
+  const dagreFile = join(
+    dirname(createRequire(import.meta.url).resolve('@dagrejs/dagre/package.json')),
+    'dist',
+    'dagre.min.js',
+  );
+  const cache = new Map<string, Buffer>();
+  const load = async (file: string) => {
+    let bytes = cache.get(file);
+    if (!bytes) {
+      bytes = await readFile(file);
+      cache.set(file, bytes);
+    }
+    return bytes;
+  };
+  const headers = {
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-cache',
+  };
+
+  ctx.app.get('/dashboard', async (_request, reply) => reply.redirect('/dashboard/', 302));
+  ctx.app.get('/dashboard/', async (_request, reply) =>
+    reply
+      .headers(headers)
+      .type(ASSETS['index.html']!)
+      .send(await load(`${dir}index.html`)),
+  );
+  ctx.app.get('/dashboard/vendor/dagre.js', async (_request, reply) =>
+    reply
+      .headers(headers)
+      .type('text/javascript; charset=utf-8')
+      .send(await load(dagreFile)),
+  );
+  ctx.app.get<{ Params: { file: string } }>('/dashboard/:file', async (request, reply) => {
+    const type = ASSETS[request.params.file];
+    if (type === undefined) throw new Problem(404, 'NOT_FOUND', 'no such dashboard file');
+    return reply
+      .headers(headers)
+      .type(type)
+      .send(await load(`${dir}${request.params.file}`));
+  });
+}
