@@ -1,0 +1,123 @@
+/**
+ * Customers at the demo's terminals: each terminal takes a payment every second or so —
+ * mostly small amounts under the floor limit, some above it, a few large ones — through its
+ * agent, the way a POS application would through the local API. A payment the fraud rules
+ * send to review is answered by a simulated cashier.
+ */
+import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { EdgeAgent, LocalRunOutcome } from '../../edge/index.js';
+import type { JsonObject, WorkflowRecord } from '../../runtime/index.js';
+import type { PaymentCounts } from './demoStats.js';
+
+/** The workflow type of the POS example the terminals run. */
+export const PAYMENT_WORKFLOW = 'pos_payment';
+
+/** An acquirer's authorization host, for the online path: approves up to 1,000.00. */
+export async function startFakeAcquirer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      let amount = Number.NaN;
+      try {
+        amount = Number((JSON.parse(body) as { amount_minor?: unknown }).amount_minor);
+      } catch {
+        // a malformed request is declined below
+      }
+      const approved = Number.isFinite(amount) && amount <= 100_000;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          approved
+            ? { approved, authorization_id: randomUUID() }
+            : { approved, reason: 'LIMIT_EXCEEDED' },
+        ),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A payment's data, drawn at random. */
+export function drawPayment(random: () => number, acquirerUrl: string): JsonObject {
+  const r = random();
+  // 70% under the 50.00 floor, 22% up to 200.00, 8% up to 1,500.00
+  const amount =
+    r < 0.7
+      ? 200 + Math.floor(random() * 4_800)
+      : r < 0.92
+        ? 5_000 + Math.floor(random() * 15_000)
+        : 20_000 + Math.floor(random() * 130_000);
+  const attempts = random() < 0.85 ? 0 : 1 + Math.floor(random() * 5);
+  return {
+    amount_minor: amount,
+    currency: 'EUR',
+    attempts_last_hour: attempts,
+    card: {
+      token: `tok_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+      last4: String(Math.floor(random() * 10_000)).padStart(4, '0'),
+    },
+    acquirer_url: acquirerUrl,
+  };
+}
+
+/** Count one finished payment. */
+export function countOutcome(counts: PaymentCounts, record: WorkflowRecord): void {
+  const decision = (record.state as { decision?: { status?: unknown; mode?: unknown } }).decision;
+  if (record.status !== 'COMPLETED' || !decision) counts.failed++;
+  else if (decision.status === 'APPROVED')
+    decision.mode === 'ONLINE' ? counts.approvedOnline++ : counts.approvedOffline++;
+  else counts.declined++;
+}
+
+/** Run payments on `agent` until `signal` aborts; resolves when the last one ended. */
+export async function runPayments(
+  agent: EdgeAgent,
+  options: {
+    counts: PaymentCounts;
+    random: () => number;
+    acquirerUrl: string;
+    meanGapMs: number;
+    signal: AbortSignal;
+    onError?: (error: unknown) => void;
+  },
+): Promise<void> {
+  const { counts, random, signal } = options;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  await pause(random() * options.meanGapMs);
+  while (!signal.aborted) {
+    try {
+      const outcome: LocalRunOutcome = await agent.runWorkflow({
+        workflowType: PAYMENT_WORKFLOW,
+        data: drawPayment(random, options.acquirerUrl),
+      });
+      if (outcome.kind === 'declined') counts.limited++;
+      else {
+        let record = outcome.record;
+        // the cashier checks the ID and mostly lets the payment go on
+        if (record.status === 'WAITING_HUMAN_INPUT')
+          record = await agent.resumeWorkflow(record.id, { approved: random() < 0.85 });
+        countOutcome(counts, record);
+      }
+    } catch (error) {
+      counts.failed++;
+      options.onError?.(error);
+    }
+    await pause(options.meanGapMs * (0.5 + random()));
+  }
+}
