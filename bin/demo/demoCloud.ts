@@ -40,15 +40,20 @@ async function freePort(port: number): Promise<number> {
 
 /**
  * Start the cloud over `pglite:<dir>/cloud` on `port` (a taken port falls back to a free one,
- * said on stderr).
+ * said on stderr), with step modules under `stepsRoot`.
  */
-export async function startDemoCloud(dir: string, port: number, io: CliIo): Promise<DemoCloud> {
+export async function startDemoCloud(
+  dir: string,
+  port: number,
+  stepsRoot: string,
+  io: CliIo,
+): Promise<DemoCloud> {
   const quiet: CliIo = { ...io, stdout: io.stderr };
   const store = await openCloudStore({ db: `pglite:${join(dir, 'cloud')}` }, quiet);
   try {
     const runtime = createRuntime({
       store,
-      stepsRoot: dir,
+      stepsRoot,
       registry: createWorkflowRegistry(),
       secrets: envSecrets(io.env),
       runTasks: true,
@@ -58,7 +63,7 @@ export async function startDemoCloud(dir: string, port: number, io: CliIo): Prom
       store,
       keys,
       runtime,
-      stepsRoot: dir,
+      stepsRoot,
       wasmStorageDir: join(dir, 'wasm'),
       logger: { level: 'warn' },
     });

@@ -85,6 +85,8 @@ export async function runPayments(
     acquirerUrl: string;
     meanGapMs: number;
     signal: AbortSignal;
+    /** Told about each payment that ran to its end. */
+    onFinished?: (record: WorkflowRecord) => void;
     onError?: (error: unknown) => void;
   },
 ): Promise<void> {
@@ -113,6 +115,7 @@ export async function runPayments(
         if (record.status === 'WAITING_HUMAN_INPUT')
           record = await agent.resumeWorkflow(record.id, { approved: random() < 0.85 });
         countOutcome(counts, record);
+        options.onFinished?.(record);
       }
     } catch (error) {
       counts.failed++;

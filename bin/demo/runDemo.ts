@@ -7,6 +7,7 @@
  * back, the queues drain, and the store-and-forward promise is checked: every record a
  * terminal wrote offline is in the cloud exactly once.
  */
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,7 @@ import {
 import { buildFraudRules, type FraudRules } from './fraudRules.js';
 import { startOutages } from './outages.js';
 import { PAYMENT_WORKFLOW, runPayments, startFakeAcquirer } from './paymentLoad.js';
+import { SETTLEMENT_WORKFLOW, startSettlements } from './settlements.js';
 import { verifyExactlyOnce, type DemoVerdict } from './verifyDemo.js';
 
 /** How the demo runs. */
@@ -46,6 +48,8 @@ export interface DemoOptions {
 /** What the demo reports at the end. */
 export interface DemoResult {
   payments: PaymentCounts;
+  /** Cloud settlement workflows by status. */
+  settlements: Record<string, number>;
   /** Terminals on the payment workflow version 2 (fraud rules v2) at the end. */
   upgraded: number;
   verdict: DemoVerdict;
@@ -180,7 +184,7 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
   const random = options.random ?? Math.random;
   say(`demo: building the fraud rules and starting the cloud (embedded PGlite in ${dir})`);
   const rules = await buildFraudRules(EXAMPLE_DIR);
-  const cloud = await startDemoCloud(dir, options.port, io);
+  const cloud = await startDemoCloud(dir, options.port, EXAMPLE_DIR, io);
   const acquirer = await startFakeAcquirer();
   let fleet: DemoFleet | undefined;
   try {
@@ -204,6 +208,10 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
       log: (line) => say(`demo: ${line}`),
     });
     const { devices, groups } = fleet;
+    const settlements = await startSettlements(cloud, EXAMPLE_DIR, groups.length, {
+      everyMs: 5_000,
+      reviewAfterMs: 4_000,
+    });
     const counts = emptyCounts();
     let lastEvent: string | undefined;
     const event = (text: string) => {
@@ -211,6 +219,8 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
       if (!io.stdout.isTTY) say(`demo: ${text}`);
     };
     const stopLoad = new AbortController();
+    // every terminal's customer loop waits on this one signal
+    setMaxListeners(0, stopLoad.signal);
     const load = devices.map((d) =>
       runPayments(d.agent, {
         counts,
@@ -218,6 +228,14 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
         acquirerUrl: acquirer.url,
         meanGapMs: options.paymentGapSeconds * 1000,
         signal: stopLoad.signal,
+        onFinished: (record) => {
+          const { decision, amount_minor } = record.state as {
+            decision?: { status?: unknown };
+            amount_minor?: unknown;
+          };
+          if (decision?.status === 'APPROVED' && typeof amount_minor === 'number')
+            settlements.add(d.group, amount_minor);
+        },
       }),
     );
     const outages = startOutages(groups, {
@@ -260,6 +278,9 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
         changes.splice(changes.indexOf(change), 1);
         await change.run().catch((error: unknown) => say(`demo: ${String(error)}`));
       }
+      await settlements
+        .tick(Date.now())
+        .catch((error: unknown) => say(`demo: settlements: ${String(error)}`));
       const line = formatSnapshot(await snapshot(cloud, fleet, counts, startedAt, lastEvent));
       if (io.stdout.isTTY) io.stdout.write(`\r\x1b[K${line}`);
       else if (Math.round(elapsed) % 5 === 0) io.stdout.write(`${line}\n`);
@@ -280,6 +301,16 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
     io.stdout.write(
       `${formatSnapshot(await snapshot(cloud, fleet, counts, startedAt, 'final'))}\n`,
     );
+    const settled = await cloud.store.db
+      .selectFrom('workflow_executions')
+      .select(['status', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('workflow_type', '=', SETTLEMENT_WORKFLOW)
+      .groupBy('status')
+      .execute();
+    const settlementsByStatus = Object.fromEntries(settled.map((r) => [r.status, Number(r.n)]));
+    say(
+      `demo: ${settlements.started} store settlements started in the cloud: ${JSON.stringify(settlementsByStatus)}`,
+    );
     await fleet.stop();
     fleet = undefined;
     const verdict = await verifyExactlyOnce(cloud.store, devices);
@@ -290,7 +321,13 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
         `${verdict.duplicated.length} duplicated — ${verdict.ok ? 'exactly once: OK' : 'FAILED'}`,
     );
     say(`demo: dashboard was ${dashboardUrl}`);
-    return { payments: counts, upgraded: onV2, verdict, dashboardUrl };
+    return {
+      payments: counts,
+      settlements: settlementsByStatus,
+      upgraded: onV2,
+      verdict,
+      dashboardUrl,
+    };
   } finally {
     await fleet?.stop();
     await acquirer.close();

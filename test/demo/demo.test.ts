@@ -49,6 +49,8 @@ describe('saffron demo', () => {
     expect(p.approvedOffline).toBeGreaterThan(0);
     // the fraud rules v2 rollout (sync_wasm + update_workflow broadcasts) reached every terminal
     expect(result.upgraded).toBe(4);
+    // and the cloud settled stores' shifts with its own workflows (queued task on its worker)
+    expect(result.settlements.COMPLETED).toBeGreaterThan(0);
     expect(result.verdict).toMatchObject({
       ok: true,
       pending: 0,
