@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerCloudCommands } from './commands/cloud.js';
 import { registerDbCommands } from './commands/db.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerEdgeCommands } from './commands/edge.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerScheduleCommands } from './commands/schedules.js';
 import { registerStartCommand } from './commands/start.js';
@@ -51,6 +53,8 @@ export function buildProgram(io: CliIo): Command {
   registerCloudCommands(program, io);
   registerScheduleCommands(program, io);
   registerWasmCommands(program, io);
+  registerDemoCommand(program, io);
+  registerEdgeCommands(program, io);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({
       writeOut: (s) => io.stdout.write(s),

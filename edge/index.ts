@@ -107,3 +107,54 @@ export {
   type MetricsReporterDeps,
   type MetricsReportOutcome,
 } from './metrics/metricsReporter.js';
+export { TRANSACTIONS_BATCH_PATH, uploadTransactions } from './cloud/uploadTransactions.js';
+export { SAF_ERROR_CODES, SafError, type SafErrorCode } from './saf/errors.js';
+export { CARD_KEY_BYTES, decryptCardPayload, encryptCardPayload } from './saf/cardPayload.js';
+export { REDACTED, sanitizeFinalState, type SanitizedState } from './saf/finalState.js';
+export {
+  buildSafRecord,
+  type BuiltSafRecord,
+  type SafRecordContext,
+  type SafRecordSource,
+} from './saf/buildSafRecord.js';
+export { readSafBacklog, type SafBacklog } from './saf/readSafBacklog.js';
+export {
+  evaluateSafLimits,
+  safLimitsConfigSchema,
+  safLimitsFromConfig,
+  type SafLimitCode,
+  type SafLimitRequest,
+  type SafLimits,
+  type SafLimitVerdict,
+} from './saf/safLimits.js';
+export {
+  createSafRecorder,
+  type SafBacklogSummary,
+  type SafRecorder,
+  type SafRecorderEvent,
+  type SafRecorderOptions,
+} from './saf/safRecorder.js';
+export { SAF_SYNC_ERROR_CODES, SafSyncError, type SafSyncErrorCode } from './sync/errors.js';
+export {
+  createSafSync,
+  DEFAULT_SAF_BACKOFF,
+  DEFAULT_SAF_BATCH_SIZE,
+  type SafSync,
+  type SafSyncEvent,
+  type SafSyncOptions,
+  type SafSyncReason,
+  type SafSyncResult,
+} from './sync/safSync.js';
+export {
+  createEdgeAgent,
+  type EdgeAgent,
+  type EdgeAgentOptions,
+  type EdgeAgentStatus,
+} from './agent/createEdgeAgent.js';
+export { AGENT_ERROR_CODES, AgentError, type AgentErrorCode } from './agent/errors.js';
+export type { AgentLogEntry, AgentLogger, AgentLogLevel } from './agent/agentLog.js';
+export type { RestartRequest } from './agent/agentHandlers.js';
+export type { LocalRunOutcome, LocalRunRequest } from './agent/runLocalWorkflow.js';
+export { loadCardKey, type CardKey } from './agent/cardKeyFile.js';
+export { createLocalApi, type LocalApi, type LocalApiOptions } from './local/localApi.js';
+export { bearerMatches, loadLocalToken, type LocalToken } from './local/localToken.js';

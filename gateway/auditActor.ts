@@ -6,6 +6,11 @@ import type { Principal } from './auth/principal.js';
 /** The audit actor of `principal` calling through `request`. */
 export function auditActor(principal: Principal, request: FastifyRequest): CommandActor {
   return principal.kind === 'user'
-    ? { actor: principal.name, role: principal.role, sourceIp: request.ip }
+    ? {
+        actor: principal.name,
+        role: principal.role,
+        sourceIp: request.ip,
+        tokenId: principal.tokenId,
+      }
     : { actor: principal.deviceId, role: 'device', sourceIp: request.ip };
 }

@@ -5,6 +5,7 @@ import type { Runtime } from '../actors/index.js';
 import type { Store } from '../runtime/index.js';
 import type { AuthDeps } from './auth/authenticate.js';
 import type { Keyring } from './keys.js';
+import type { RateLimiter } from './governance/rateLimiter.js';
 import type { CommandEvents } from './link/commandEvents.js';
 import type { OpenApiRegistry } from './openapi.js';
 
@@ -26,4 +27,6 @@ export interface GatewayContext {
   onClose(hook: () => Promise<void>): void;
   /** Command pushes and recorded acks, shared between route modules (link/commandEvents.ts). */
   commandEvents: CommandEvents;
+  /** Rate-limit rules, enforced after authentication on every route (governance/rateLimiter.ts). */
+  rateLimits: RateLimiter;
 }

@@ -10,3 +10,11 @@ export { USER_ROLES, type Principal, type UserRole } from './auth/principal.js';
 export { Problem } from './problem.js';
 export { route, type Access, type RouteSpec } from './route.js';
 export type { GatewayContext } from './context.js';
+export type { RateLimitOptions } from './governance/rateLimiter.js';
+export { workflowWebhookHook } from './webhooks/workflowEvents.js';
+export {
+  signWebhookPayload,
+  verifyWebhookSignature,
+  WEBHOOK_HEADERS,
+  type WebhookSignatureCheck,
+} from './webhooks/signature.js';

@@ -7,6 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { admitUser } from './auth/assignedRoles.js';
 import { authenticate } from './auth/authenticate.js';
 import { requireRole, type Principal, type UserRole } from './auth/principal.js';
 import type { GatewayContext } from './context.js';
@@ -102,7 +103,11 @@ export function route<
           pathWithQuery: request.url,
           body: rawBody(request),
         });
-        if (principal.kind === 'user') requireRole(principal, access.roles);
+        // rate limits count every authenticated request of their subject (429 + Retry-After)
+        await ctx.rateLimits.enforce(principal, request, reply);
+        // a role assigned to the token or its operator name may admit what its own does not
+        if (principal.kind === 'user')
+          principal = await admitUser(ctx.store, principal, access.roles, ctx.now());
         else if (!access.devices) requireRole(principal, access.roles); // 403 for devices
       }
       // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the driver

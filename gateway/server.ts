@@ -14,6 +14,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import { createRuntime, type Runtime } from '../actors/index.js';
 import { wasmStorageDir, type Store } from '../runtime/index.js';
 import { createNonceCache } from './auth/nonces.js';
+import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
 import type { GatewayContext } from './context.js';
 import { registerJsonBodies } from './jsonBody.js';
 import { createCommandEvents } from './link/commandEvents.js';
@@ -22,6 +23,7 @@ import { OpenApiRegistry } from './openapi.js';
 import { Problem, problemBody, toProblem } from './problem.js';
 import { registerCoreRoutes } from './routes/core.js';
 import { ALL_ROUTES } from './routes/index.js';
+import { workflowWebhookHook } from './webhooks/workflowEvents.js';
 
 /** How often each gateway deletes expired shared nonces. */
 const NONCE_PURGE_INTERVAL_MS = 60_000;
@@ -40,7 +42,10 @@ export type RouteModule = (ctx: GatewayContext) => void | Promise<void>;
 export interface GatewayOptions {
   store: Store;
   keys: Keyring;
-  /** The engine over `store`; by default one is created (and closed with the gateway). */
+  /**
+   * The engine over `store`; by default one is created (and closed with the gateway), with
+   * the workflow webhook hook installed — give yours `onSettled: workflowWebhookHook()`.
+   */
   runtime?: Runtime;
   /** Root of step modules for definitions registered through the API (default: cwd). */
   stepsRoot?: string;
@@ -55,6 +60,8 @@ export interface GatewayOptions {
   bodyLimit?: number;
   /** Allowed device clock skew (default 300 s). */
   skewMs?: number;
+  /** Rate limiting: rule refresh, budget reservation size (governance/rateLimiter.ts). */
+  rateLimits?: RateLimitOptions;
   /** fastify/pino logger options (default: off). */
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
@@ -160,7 +167,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const ownRuntime = options.runtime === undefined;
   const stepsRoot = options.stepsRoot ?? process.cwd();
   const runtime =
-    options.runtime ?? createRuntime({ store: options.store, stepsRoot, runTasks: true });
+    options.runtime ??
+    createRuntime({
+      store: options.store,
+      stepsRoot,
+      runTasks: true,
+      // workflow.completed / workflow.failed webhook events commit with the terminal status
+      onSettled: workflowWebhookHook(now),
+    });
   const closeHooks: (() => Promise<void>)[] = [];
   const context: GatewayContext = {
     app,
@@ -184,7 +198,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),
+    rateLimits: createRateLimiter(
+      {
+        store: options.store,
+        now,
+        metrics,
+        onError: (error) => app.log.warn({ err: error }, 'purging rate-limit counters failed'),
+      },
+      options.rateLimits,
+    ),
   };
+  closeHooks.push(() => Promise.resolve(context.rateLimits.close()));
   const purgeNonces = setInterval(() => {
     context.auth.nonces
       .purge(now().getTime())

@@ -9,6 +9,8 @@ import { migration as m0002 } from './0002_wasm_component_description.js';
 import { migration as m0003 } from './0003_workflow_definitions.js';
 import { migration as m0004 } from './0004_registration_keys.js';
 import { migration as m0005 } from './0005_device_request_nonces.js';
+import { migration as m0006 } from './0006_webhook_order_audit_search.js';
+import { migration as m0007 } from './0007_command_risk_levels.js';
 
 /** All migrations, oldest first. */
-export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005];
+export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007];

@@ -25,3 +25,4 @@ export * from './schema/index.js';
 export * from './crypto/index.js';
 export * from './wasm/index.js';
 export * from './saf/index.js';
+export * from './jsonSchema/index.js';

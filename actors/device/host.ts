@@ -4,8 +4,14 @@
  * and snapshot back — in one transaction. Any gateway process can do this for any device,
  * which is what lets a device hold its socket on one node and upload through another.
  * Every event but `dev.stale` is a sign of life and moves `last_seen`.
+ *
+ * A device that gains a session (none was current) or loses its current one also emits the
+ * `device.online` / `device.offline` webhook event in that transaction (an outbox): the
+ * event exists exactly when the change was committed, whichever gateway applied it.
+ * Reconnecting while a session is current, and uploads (SYNCING), emit nothing.
  */
 import {
+  emitWebhookEvent,
   lockDeviceStatus,
   saveDeviceStatus,
   type DeviceStatus,
@@ -43,6 +49,19 @@ export async function applyDeviceEvent(
       actor: persistDeviceSnapshot(next),
       ...(event.type !== 'dev.stale' ? { lastSeen: now } : {}),
     });
+    const wasConnected = current.context.session !== null;
+    const isConnected = next.context.session !== null;
+    if (wasConnected !== isConnected)
+      await emitWebhookEvent(
+        tx,
+        isConnected ? 'device.online' : 'device.offline',
+        {
+          device_id: deviceId,
+          status,
+          reason: isConnected ? 'connected' : event.type === 'dev.stale' ? 'stale' : 'disconnected',
+        },
+        now,
+      );
     return { previous: deviceStatusOf(current), status };
   });
 }

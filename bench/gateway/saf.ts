@@ -25,7 +25,11 @@ export interface SafResult {
 }
 
 /** A record as a device uploads it (signature included). */
-function record(deviceId: string, secret: string, sequence: number): Record<string, unknown> {
+export function record(
+  deviceId: string,
+  secret: string,
+  sequence: number,
+): Record<string, unknown> {
   const unsigned = {
     workflow_id: randomUUID(),
     device_id: deviceId,
@@ -65,7 +69,7 @@ const COLUMNS = [
 ] as const;
 
 /** The row the intake stores for `r` (its columns in {@link COLUMNS} order). */
-function rowOf(r: Record<string, unknown>): unknown[] {
+export function rowOf(r: Record<string, unknown>): unknown[] {
   const { signature, ...unsigned } = r;
   const card = r.card as { token: string; last4: string; encrypted_payload: string };
   return [
@@ -87,7 +91,8 @@ function rowOf(r: Record<string, unknown>): unknown[] {
   ];
 }
 
-function insertText(rows: number): string {
+/** A multi-row INSERT of `rows` rows of {@link rowOf} into `saf_transactions`. */
+export function insertText(rows: number): string {
   const values = Array.from(
     { length: rows },
     (_, i) => `(${COLUMNS.map((_, c) => `$${i * COLUMNS.length + c + 1}`).join(', ')})`,

@@ -14,8 +14,8 @@ export interface Schemas {
   dropAll(): Promise<void>;
 }
 
-/** Schemas named `saffron_bench_queue_<pid>_<n>` on the database at `url`. */
-export function benchSchemas(url: string): Schemas {
+/** Schemas named `<prefix>_<pid>_<n>` (default `saffron_bench_queue_<pid>_<n>`) on the database at `url`. */
+export function benchSchemas(url: string, prefix = 'saffron_bench_queue'): Schemas {
   const live = new Set<string>();
   let created = 0;
   const admin = async (text: string) => {
@@ -29,7 +29,7 @@ export function benchSchemas(url: string): Schemas {
   };
   const schemas: Schemas = {
     async create() {
-      const name = `saffron_bench_queue_${process.pid}_${created++}`;
+      const name = `${prefix}_${process.pid}_${created++}`;
       live.add(name);
       await admin(`DROP SCHEMA IF EXISTS ${name} CASCADE; CREATE SCHEMA ${name}`);
       return name;

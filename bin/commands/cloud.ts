@@ -11,6 +11,7 @@ import {
   createGateway,
   loadKeyring,
   USER_ROLES,
+  workflowWebhookHook,
   type UserRole,
 } from '../../gateway/index.js';
 import { envSecrets } from '../../runtime/template/index.js';
@@ -71,6 +72,7 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
       registry,
       secrets: envSecrets(io.env),
       runTasks: options.worker !== false,
+      onSettled: workflowWebhookHook(),
     });
     const gateway = await createGateway({
       store,

@@ -4,6 +4,8 @@
  * PostgreSQL database; on SQLite one worker serves the file.
  */
 import type { Command } from 'commander';
+import { workflowWebhookHook } from '../../gateway/index.js';
+import { engineTarget } from '../engineStore.js';
 import type { CliIo } from '../io.js';
 import {
   engineOptions,
@@ -89,7 +91,13 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
       {
         stepsRoot,
         registry,
-        runtime: { heartbeatIntervalMs: heartbeatMs, taskLeaseMs: leaseMs },
+        runtime: {
+          heartbeatIntervalMs: heartbeatMs,
+          taskLeaseMs: leaseMs,
+          // a workflow a worker finishes ends here, not in a gateway: on the cloud database
+          // its workflow.completed / workflow.failed webhook event must be written here too
+          ...(engineTarget(options, io).kind === 'sqlite' ? {} : { onSettled: workflowWebhookHook() }),
+        },
         // task completions, the LISTEN connection and the maintenance lock each hold one
         connections: concurrency * 2 + 4,
       },

@@ -30,7 +30,7 @@ export interface ConnectivityChange {
 export interface Connectivity {
   /** The cloud client to give every component: it reports each outcome here. */
   readonly client: CloudClient;
-  isOnline(): boolean;
+  isOnline: () => boolean;
   /** Since when the current state holds (null before the first observation). */
   since(): Date | null;
   /** Record proof of reachability from outside the client (the socket's `welcome`). */
@@ -98,9 +98,7 @@ function networkReason(error: unknown): string {
   if (!(error instanceof Error)) return 'request failed';
   const cause = (error as { cause?: unknown }).cause;
   const code =
-    cause !== null && typeof cause === 'object' && 'code' in cause
-      ? String((cause as { code: unknown }).code)
-      : undefined;
+    cause !== null && typeof cause === 'object' && 'code' in cause ? String(cause.code) : undefined;
   if (error.name === 'AbortError' || error.name === 'TimeoutError') return 'request timed out';
   return code ?? error.message;
 }

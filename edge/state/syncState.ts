@@ -15,6 +15,12 @@ export const SYNC_STATE_KEYS = {
   cloudPublicKey: 'cloud_public_key',
   /** The last configuration the device refused: a `ConfigRejection` (edge/config). */
   configRejection: 'config_last_rejection',
+  /**
+   * The last store-and-forward sequence number taken: an integer. Written by the SAF
+   * recorder in the transaction that commits the record, so a number is never given twice,
+   * also after the records that carried it are deleted (edge/saf/nextSafSequence.ts).
+   */
+  safLastSequence: 'saf_last_sequence',
 } as const;
 
 /** Prefix of the per-command records of the command channel (`command:<command_id>`). */

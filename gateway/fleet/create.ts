@@ -15,6 +15,7 @@ import {
   type StoreHandle,
   type TemplateRecord,
 } from '../../runtime/index.js';
+import { gateFleetCommands } from '../governance/commandGate.js';
 import type { CreateCommand } from '../link/commandTypes.js';
 import { Problem } from '../problem.js';
 import {
@@ -88,6 +89,13 @@ export async function createBatch(
         { device_ids: missing.slice(0, 100) },
       );
   }
+  // command versions and authorization policies (governance/commandGate.ts)
+  await gateFleetCommands(
+    h,
+    { commands: request.commands, deviceIds: request.deviceIds, pathOf: (i) => `$.commands[${i}]` },
+    actor,
+    now,
+  );
   return insertNewBatch(
     h,
     {
@@ -110,6 +118,13 @@ export async function createBroadcast(
   now: Date,
 ): Promise<BroadcastRecord> {
   refuseClearPan([request.command]);
+  // devices are picked phase by phase: every policy that may cover them applies
+  await gateFleetCommands(
+    h,
+    { commands: [request.command], deviceIds: 'any', pathOf: () => '$.command' },
+    actor,
+    now,
+  );
   return insertNewBroadcast(
     h,
     {

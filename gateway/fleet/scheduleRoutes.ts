@@ -18,10 +18,12 @@ import {
   SCHEDULE_STATUSES,
   setCommandScheduleStatus,
   findMissingDevices,
+  type CommandActor,
   type CommandScheduleRecord,
 } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
+import { gateFleetCommands, type GateRequest } from '../governance/commandGate.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 import { nextCronTick } from './calendar.js';
@@ -55,8 +57,18 @@ function firstRun(
   return nextCronTick(s.cronExpression!, s.timezone, now);
 }
 
-async function checkTarget(ctx: GatewayContext, body: CreateScheduleBody): Promise<void> {
+/**
+ * Check what a schedule will create, as its creator: besides the checks below, command
+ * versions and authorization policies (governance/commandGate.ts) — runs act as the system
+ * and are not checked for roles again, so they are checked here.
+ */
+async function checkTarget(
+  ctx: GatewayContext,
+  body: CreateScheduleBody,
+  actor: CommandActor,
+): Promise<void> {
   const target = body.target;
+  const gate = (request: GateRequest) => gateFleetCommands(ctx.store, request, actor, ctx.now());
   switch (target.kind) {
     case 'COMMAND': {
       refuseClearPan([target.command]);
@@ -68,10 +80,20 @@ async function checkTarget(ctx: GatewayContext, body: CreateScheduleBody): Promi
           `${missing.length} device(s) are not registered: ${missing.slice(0, 20).join(', ')}`,
           { device_ids: missing.slice(0, 100) },
         );
+      await gate({
+        commands: [target.command],
+        deviceIds: target.device_ids,
+        pathOf: () => '$.target.command',
+      });
       return;
     }
     case 'BROADCAST':
       refuseClearPan([target.command]);
+      await gate({
+        commands: [target.command],
+        deviceIds: 'any',
+        pathOf: () => '$.target.command',
+      });
       return;
     case 'TEMPLATE': {
       const template = await getTemplate(ctx.store, target.template_id);
@@ -98,6 +120,13 @@ async function checkTarget(ctx: GatewayContext, body: CreateScheduleBody): Promi
           'TEMPLATE_NOT_BROADCASTABLE',
           `a broadcast sends one command; the template has ${rendered.commands.length}`,
         );
+      const on = target.target;
+      await gate({
+        commands: rendered.commands,
+        deviceIds:
+          on.kind === 'device' ? [on.device_id] : on.kind === 'batch' ? on.device_ids : 'any',
+        pathOf: (i) => `$.template.commands[${i}]`,
+      });
       return;
     }
     default: {
@@ -123,7 +152,7 @@ export function registerScheduleRoutes(ctx: GatewayContext): void {
       bodyLimit: 1024 * 1024,
     },
     async ({ body, principal, request }) => {
-      await checkTarget(ctx, body);
+      await checkTarget(ctx, body, auditActor(principal, request));
       const now = ctx.now();
       const runAt = body.run_at !== undefined ? new Date(body.run_at) : null;
       const spec = {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { COMMAND_TYPES } from '../../runtime/index.js';
+import { versionField } from '../governance/semver.js';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest');
 
@@ -68,6 +69,11 @@ const common = {
     .min(1)
     .max(30 * 86_400)
     .optional(),
+  /**
+   * The command version whose payload schema applies (governance/commandVersions.ts);
+   * default: the type's current version.
+   */
+  command_version: versionField.optional(),
 };
 
 /** A validated command request. */
@@ -76,6 +82,7 @@ export interface CreateCommand {
   payload: Record<string, unknown>;
   max_retries: number;
   expires_in_seconds?: number;
+  command_version?: string;
 }
 
 /** The body of `POST /api/v1/devices/{id}/commands`: one variant per command type. */

@@ -20,11 +20,13 @@ import {
   COMMAND_STATUSES,
   deliverCommands,
   findClearPan,
-  insertCommand,
+  insertCommandWith,
   listCommands,
 } from '../../runtime/index.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
+import { gateDeviceCommand } from '../governance/deviceCommandGate.js';
+import { approvalJson, approvalSchema } from '../governance/present.js';
 import { acknowledge } from '../link/acknowledge.js';
 import { createCommandBody } from '../link/commandTypes.js';
 import { createDeviceHub } from '../link/hub.js';
@@ -67,16 +69,17 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
       {
         method: 'POST',
         url: '/api/v1/devices/:id/commands',
-        summary: 'send a command to a device (pushed over its socket, or picked up by polling)',
+        summary:
+          'send a command to a device (pushed over its socket, or picked up by polling); 202 with the approval when a policy holds it for approval',
         tags,
         access: { roles: SEND },
         params: deviceParams,
         body: createCommandBody,
-        response: commandSchema,
+        response: z.union([commandSchema, approvalSchema]),
         status: 201,
         bodyLimit: 512 * 1024,
       },
-      async ({ params, body, principal, request }) => {
+      async ({ params, body, principal, request, reply }) => {
         if (findClearPan(body.payload))
           throw new Problem(
             422,
@@ -84,23 +87,38 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
             'the payload contains what looks like a card number in clear',
           );
         const now = ctx.now();
-        const command = await insertCommand(
-          ctx.store,
-          {
-            commandId: randomUUID(),
-            deviceId: params.id,
-            commandType: body.command_type,
-            payload: body.payload,
-            maxRetries: body.max_retries,
-            expiresAt:
-              body.expires_in_seconds !== undefined
-                ? new Date(now.getTime() + body.expires_in_seconds * 1000)
-                : null,
-          },
-          auditActor(principal, request),
-          hub.nodeId,
-          now,
-        );
+        const actor = auditActor(principal, request);
+        // versions, payload schema and authorization policies (governance/), then the
+        // command — or its approval, when a policy holds it — in one transaction
+        const created = await ctx.store.transaction(async (tx) => {
+          const gate = await gateDeviceCommand(tx, params.id, body, actor, now);
+          if (gate.held) return { held: gate.held, command: undefined };
+          const command = await insertCommandWith(
+            tx,
+            {
+              commandId: randomUUID(),
+              deviceId: params.id,
+              commandType: body.command_type,
+              payload: body.payload,
+              maxRetries: body.max_retries,
+              expiresAt:
+                body.expires_in_seconds !== undefined
+                  ? new Date(now.getTime() + body.expires_in_seconds * 1000)
+                  : null,
+              commandVersion: gate.commandVersion,
+            },
+            actor,
+            hub.nodeId,
+            now,
+          );
+          return { held: undefined, command };
+        });
+        if (created.held)
+          return reply
+            .code(202)
+            .header('location', `/api/v1/approvals/${created.held.approvalId}`)
+            .send(approvalJson(created.held));
+        const command = created.command;
         if (!command) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device ${params.id}`);
         hub.wake(params.id);
         return commandJson(command);

@@ -13,6 +13,7 @@ import {
   ConflictError,
   contentChecksum,
   documentEtag,
+  emitWebhookEvent,
   getConfigLayer,
   getDevice,
   getDeviceConfigLayers,
@@ -116,8 +117,8 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
         throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.scope_key}'`);
       const checksum = contentChecksum(body);
       try {
-        const layer = await ctx.store.transaction((tx) =>
-          publishConfig(
+        const layer = await ctx.store.transaction(async (tx) => {
+          const published = await publishConfig(
             tx,
             {
               configId: randomUUID(),
@@ -142,8 +143,24 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
               };
             },
             ctx.now(),
-          ),
-        );
+          );
+          // subscribers hear of the new version with its commit (webhook outbox)
+          await emitWebhookEvent(
+            tx,
+            'config.published',
+            {
+              config_id: published.configId,
+              scope: published.scope,
+              scope_key: published.scopeKey,
+              version: published.version,
+              etag: published.etag,
+              checksum: published.checksum,
+              published_by: published.createdBy,
+            },
+            ctx.now(),
+          );
+          return published;
+        });
         return layerJson(layer);
       } catch (error) {
         if (error instanceof ConflictError)

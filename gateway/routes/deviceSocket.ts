@@ -31,7 +31,7 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
   ctx.app.route({
     method: 'GET',
     url,
-    preValidation: async (request) => {
+    preValidation: async (request, reply) => {
       const principal = await authenticate(ctx.auth, {
         authorization: request.headers.authorization,
         timestamp: header(request, 'x-saffron-timestamp'),
@@ -41,6 +41,8 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
         body: '',
       });
       const { id } = request.params as { id: string };
+      // an upgrade is a request like any other: rate-limit rules count it (reconnect storms)
+      await ctx.rateLimits.enforce(principal, request, reply);
       if (principal.kind !== 'device' || principal.deviceId !== id)
         throw new Problem(403, 'FORBIDDEN', 'only the device itself may open its socket');
       devices.set(request, id);

@@ -14,6 +14,9 @@ import { commandRoutes } from './commands.js';
 import { registerWasmComponentRoutes } from './wasmComponents.js';
 import { registerDashboard } from '../dashboard/registerDashboard.js';
 import { fleetRoutes } from './fleet.js';
+import { governanceRoutes } from './governance.js';
+import { webhookRoutes } from './webhooks.js';
+import { auditRoutes } from './audit.js';
 
 /** The route modules a full control plane serves. */
 export const ALL_ROUTES: readonly RouteModule[] = [
@@ -28,4 +31,7 @@ export const ALL_ROUTES: readonly RouteModule[] = [
   commandRoutes(),
   registerDashboard,
   fleetRoutes(),
+  governanceRoutes(),
+  webhookRoutes(),
+  auditRoutes(),
 ];

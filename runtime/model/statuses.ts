@@ -149,6 +149,15 @@ export const ROLE_NAMES = ['admin', 'operator', 'viewer', 'device'] as const;
 /** A role name. */
 export type RoleName = (typeof ROLE_NAMES)[number];
 
+/**
+ * Risk levels of commands, least risky first (authorization_policies.risk_level,
+ * command_versions.risk_level; migration 0007). A policy with a risk level applies to
+ * commands at that level or above.
+ */
+export const RISK_LEVELS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
+/** A command risk level. */
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
 /** Webhook delivery lifecycle. */
 export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'DEAD'] as const;
 

@@ -23,12 +23,28 @@ import type {
   WorkflowDefinitionsTable,
 } from './cloudTables.js';
 import type {
+  ApprovalResponsesTable,
+  AuthorizationPoliciesTable,
+  AuthorizationRolesTable,
+  CommandApprovalsTable,
+  CommandChangelogTable,
+  CommandVersionsTable,
+  RateLimitRulesTable,
+  RateLimitTrackingTable,
+  RoleAssignmentsTable,
+} from './accessTables.js';
+import type {
   DeviceConfigCacheTable,
   DeviceWasmCacheTable,
   EdgeSyncStateTable,
   EdgeWorkflowCacheTable,
   SafPendingTransactionsTable,
 } from './edgeTables.js';
+import type {
+  AuditRetentionPoliciesTable,
+  WebhookDeliveriesTable,
+  WebhookRegistrationsTable,
+} from './webhookTables.js';
 
 /** JSONB (cloud) or JSON text (edge): written as text, read raw. */
 export type JsonColumn = ColumnType<unknown, string, string>;
@@ -222,4 +238,16 @@ export interface Database {
   command_templates: CommandTemplatesTable;
   command_schedules: CommandSchedulesTable;
   schedule_executions: ScheduleExecutionsTable;
+  command_versions: CommandVersionsTable;
+  command_changelog: CommandChangelogTable;
+  authorization_roles: AuthorizationRolesTable;
+  role_assignments: RoleAssignmentsTable;
+  authorization_policies: AuthorizationPoliciesTable;
+  command_approvals: CommandApprovalsTable;
+  approval_responses: ApprovalResponsesTable;
+  rate_limit_rules: RateLimitRulesTable;
+  rate_limit_tracking: RateLimitTrackingTable;
+  webhook_registrations: WebhookRegistrationsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  audit_retention_policies: AuditRetentionPoliciesTable;
 }

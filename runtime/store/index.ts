@@ -159,7 +159,7 @@ export {
   type CommandAuditEvent,
   type CommandRecord,
 } from './commands/command.js';
-export { insertCommand, type NewCommand } from './commands/insertCommand.js';
+export { insertCommand, insertCommandWith, type NewCommand } from './commands/insertCommand.js';
 export { appendCommandAudit, type CommandAuditEntry } from './commands/appendCommandAudit.js';
 export { deliverCommands, type DeliveryChannel } from './commands/deliverCommands.js';
 export { redeliverCommands } from './commands/redeliverCommands.js';
@@ -255,3 +255,10 @@ export {
   type ScheduleExecutionStatus,
 } from './commandSchedules/scheduleExecutions.js';
 export { findMissingDevices } from './devices/findMissingDevices.js';
+export * from './commandVersions/index.js';
+export * from './authorization/index.js';
+export * from './approvals/index.js';
+export * from './rateLimits/index.js';
+export * from './webhooks/index.js';
+export * from './commandAudit/index.js';
+export * from './retention/index.js';

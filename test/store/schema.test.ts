@@ -29,6 +29,9 @@ const SHIPPED: Record<string, string> = {
   '0003_workflow_definitions': '36fd2cc745e6b71a332dc0076e984c75d4a01a841894c907a021a4c7e04334e0',
   '0004_registration_keys': '92997daeadbf4e6bf76763e08227155772955ade77df3b1f4b8bf068886a33ff',
   '0005_device_request_nonces': 'e006a37a01ce3da43fe403688c6bd636bf99b98c378929bc91165fc5e71ba45a',
+  '0006_webhook_order_audit_search':
+    'b81dbae8c5c47d2b39de9cf71db876f63ded72c556334cd5bfd560978bee07cd',
+  '0007_command_risk_levels': '81489aef0a6b77ee3c7ca581e8a63a7435462c70cee74da799573598822443df',
 };
 
 describe('migrations', () => {

@@ -2,7 +2,7 @@
  * Cloud tables of access control: API tokens, roles, assignments, policies, multi-party
  * approvals and rate limits.
  */
-import { APPROVAL_STATUSES, ROLE_NAMES } from '../../model/statuses.js';
+import { APPROVAL_STATUSES, RISK_LEVELS, ROLE_NAMES } from '../../model/statuses.js';
 import {
   boolean,
   createdAt,
@@ -70,7 +70,10 @@ export const roleAssignments: TableDef = {
   indexes: [],
 };
 
-/** authorization_policies: who may issue which command, and whether approval is required. */
+/**
+ * authorization_policies: who may issue which command, and whether approval is required
+ * (`risk_level` since migration 0007).
+ */
 export const authorizationPolicies: TableDef = {
   name: 'authorization_policies',
   tier: 'cloud',
@@ -80,6 +83,8 @@ export const authorizationPolicies: TableDef = {
     varchar('name', 200, { required: true, unique: true }),
     varchar('command_type', 50),
     jsonb('device_filter', { default: {} }),
+    // since migration 0007: the policy applies to commands at this risk level or above
+    varchar('risk_level', 20, { check: RISK_LEVELS }),
     varchar('required_role', 50),
     boolean('requires_approval', { default: false }),
     integer('min_approvals', { default: 1 }),

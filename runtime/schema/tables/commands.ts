@@ -5,6 +5,7 @@
 import {
   BATCH_STATUSES,
   BROADCAST_STATUSES,
+  RISK_LEVELS,
   SCHEDULE_EXECUTION_STATUSES,
   SCHEDULE_STATUSES,
 } from '../../model/statuses.js';
@@ -135,7 +136,7 @@ export const scheduleExecutions: TableDef = {
   indexes: [index('idx_schedule_executions_schedule', ['schedule_id', '-started_at'])],
 };
 
-/** command_versions: a JSON schema per command type and version. */
+/** command_versions: a JSON schema per command type and version (`risk_level` since 0007). */
 export const commandVersions: TableDef = {
   name: 'command_versions',
   tier: 'cloud',
@@ -146,6 +147,8 @@ export const commandVersions: TableDef = {
     varchar('version', 50, { required: true }),
     jsonb('payload_schema', { required: true }),
     text('description'),
+    // since migration 0007: the risk of commands of this version (authorization policies)
+    varchar('risk_level', 20, { check: RISK_LEVELS }),
     boolean('deprecated', { default: false }),
     timestamptz('deprecated_at'),
     varchar('replaced_by', 50),

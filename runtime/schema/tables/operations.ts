@@ -58,15 +58,17 @@ export const commandAuditLog: TableDef = {
     jsonb('details', { default: {} }),
     varchar('source_ip', 100),
     createdAt(),
+    // since migration 0006 the search also covers the values inside `details`
     tsvector('search_vector', {
       generated:
-        "to_tsvector('simple', event_type || ' ' || coalesce(actor, '') || ' ' || coalesce(device_id, ''))",
+        "to_tsvector('simple', event_type || ' ' || coalesce(actor, '') || ' ' || coalesce(actor_role, '') || ' ' || coalesce(device_id, '')) || jsonb_to_tsvector('simple', details, '[\"string\", \"numeric\", \"boolean\"]')",
     }),
   ],
   indexes: [
     index('idx_command_audit_log_created', ['-created_at']),
     index('idx_command_audit_log_device', ['device_id', '-created_at']),
     index('idx_command_audit_log_search', ['search_vector'], { using: 'gin' }),
+    index('idx_command_audit_log_command', ['command_id']),
   ],
 };
 
@@ -114,6 +116,8 @@ export const webhookRegistrations: TableDef = {
     varchar('created_by', 200),
     createdAt(),
     updatedAt(),
+    // migration 0006: the last sequence number given to an event of this registration
+    bigint('event_sequence', { default: 0 }),
   ],
   indexes: [],
 };
@@ -136,9 +140,16 @@ export const webhookDeliveries: TableDef = {
     text('last_error'),
     createdAt(),
     timestamptz('delivered_at'),
+    // migration 0006: order within the registration, and the history of attempts
+    bigint('sequence', { default: 0 }),
+    jsonb('attempts', { default: [] }),
   ],
   uniques: [['webhook_id', 'event_id']],
-  indexes: [index('idx_webhook_deliveries_due', ['status', 'next_attempt_at'])],
+  indexes: [
+    index('idx_webhook_deliveries_due', ['status', 'next_attempt_at']),
+    index('idx_webhook_deliveries_order', ['webhook_id', 'sequence']),
+    index('idx_webhook_deliveries_head', ['webhook_id', 'status', 'sequence']),
+  ],
 };
 
 /**

@@ -1,5 +1,6 @@
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
+import { emitCommandEvents } from '../webhooks/emitCommandEvents.js';
 import type { CommandActor, CommandAuditEvent, ControlAuditEvent } from './command.js';
 
 /** One audit row: a command's change (with its id), or another control-plane change. */
@@ -17,7 +18,10 @@ export interface CommandAuditEntry {
   broadcastId?: string;
 }
 
-/** Append audit rows for changes made by `actor`; call in the transaction of the change. */
+/**
+ * Append audit rows for changes made by `actor`; call in the transaction of the change. Rows
+ * of finished commands also enqueue their webhook events (webhooks/emitCommandEvents.ts).
+ */
 export async function appendCommandAudit(
   h: StoreHandle,
   actor: CommandActor,
@@ -46,4 +50,6 @@ export async function appendCommandAudit(
   } catch (error) {
     throw translateDriverError(error, `append ${entries.length} command audit row(s)`);
   }
+  // finished commands are webhook events too, committed with their audit rows (outbox)
+  await emitCommandEvents(h, actor, entries, now);
 }

@@ -5,6 +5,7 @@
  * | from               | event                                      | to        | audit event        |
  * |--------------------|--------------------------------------------|-----------|--------------------|
  * | (new)              | operator creates it                        | PENDING   | COMMAND_CREATED    |
+ * | (held for approval) | its approval is granted (no row before)   | PENDING   | COMMAND_CREATED    |
  * | PENDING (due)      | pushed over the socket / returned to a poll | DELIVERED | COMMAND_DELIVERED  |
  * | DELIVERED          | device reconnects without having acked     | DELIVERED | COMMAND_DELIVERED  |
  * | PENDING, DELIVERED | device acks EXECUTED / FAILED              | same      | COMMAND_EXECUTED / COMMAND_FAILED |
@@ -61,6 +62,35 @@ export const CONTROL_AUDIT_EVENTS = [
   'SCHEDULE_RESUMED',
   'SCHEDULE_DELETED',
   'SCHEDULE_FIRED',
+  // governance (gateway/governance): command versions, roles, policies, approvals, rate limits
+  'COMMAND_VERSION_REGISTERED',
+  'COMMAND_VERSION_DEPRECATED',
+  'ROLE_CREATED',
+  'ROLE_DELETED',
+  'ROLE_ASSIGNED',
+  'ROLE_UNASSIGNED',
+  'AUTHORIZATION_POLICY_CREATED',
+  'AUTHORIZATION_POLICY_UPDATED',
+  'AUTHORIZATION_POLICY_DELETED',
+  'APPROVAL_REQUESTED',
+  'APPROVAL_APPROVED',
+  'APPROVAL_REJECTED',
+  'APPROVAL_GRANTED',
+  'APPROVAL_EXPIRED',
+  'RATE_LIMIT_RULE_CREATED',
+  'RATE_LIMIT_RULE_UPDATED',
+  'RATE_LIMIT_RULE_DELETED',
+  // webhooks (gateway/webhooks) and audit retention (gateway/audit)
+  'WEBHOOK_CREATED',
+  'WEBHOOK_UPDATED',
+  'WEBHOOK_DELETED',
+  'WEBHOOK_SECRET_ROTATED',
+  'WEBHOOK_DELIVERY_REDELIVERED',
+  'WEBHOOK_DELIVERY_DEAD',
+  'RETENTION_POLICY_CREATED',
+  'RETENTION_POLICY_UPDATED',
+  'RETENTION_POLICY_DELETED',
+  'AUDIT_PURGED',
 ] as const;
 /** A control-plane audit event. */
 export type ControlAuditEvent = (typeof CONTROL_AUDIT_EVENTS)[number];
@@ -72,6 +102,8 @@ export interface CommandActor {
   /** Operator role, `device` or `system`. */
   role: string;
   sourceIp?: string | null;
+  /** The API token an operator acted with (role assignments may name it); not audited. */
+  tokenId?: string;
 }
 
 /** The actor of changes the gateway makes on its own (retries, expiry). */

@@ -46,6 +46,15 @@ export async function openPostgresStore(
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
+  // pg-pool listens for errors on idle clients only: a checked-out client (a Kysely query or
+  // transaction, a LISTEN connection, an advisory-lock holder) whose server goes away — a
+  // PostgreSQL restart — emits 'error' with no listener, which kills the process. Its pending
+  // query is rejected anyway and the pool discards the broken client on release, so the
+  // event itself needs no handling; the chaos run (test/chaos) restarts PostgreSQL to keep
+  // this so.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   try {
     const client = await pool.connect();
     client.release();

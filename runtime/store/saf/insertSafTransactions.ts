@@ -11,11 +11,14 @@
  * turns), `last_sync` and `last_sequence_number` move forward, and the sequence gaps around
  * what this upload touched are computed from the committed-to-be state. Records must be
  * distinct by key and by sequence number (the caller settles repeats within a batch).
+ * An upload that stored at least one new record emits the `saf.batch_synced` webhook event
+ * in the same transaction; a retried upload of records already held emits nothing again.
  */
 import { canonicalJson } from '../../definition/hash.js';
 import { translateDriverError } from '../errors.js';
 import type { Store } from '../store.js';
 import { findSequenceGaps, type SequenceGap } from './findSequenceGaps.js';
+import { emitWebhookEvent } from '../webhooks/emitWebhookEvents.js';
 
 /** A verified record to store. */
 export interface NewSafTransaction {
@@ -142,7 +145,23 @@ export async function insertSafTransactions(
         .where('device_id', '=', deviceId)
         .execute();
       const from = Math.min(previousLast + 1, ...sequences);
-      return { outcomes, gaps: await findSequenceGaps(tx, deviceId, from, highest) };
+      const gaps = await findSequenceGaps(tx, deviceId, from, highest);
+      const stored = records.filter((r) => outcomes.get(r.workflowId)?.kind === 'stored');
+      if (stored.length > 0)
+        await emitWebhookEvent(
+          tx,
+          'saf.batch_synced',
+          {
+            device_id: deviceId,
+            stored: stored.length,
+            duplicates: synced.length - stored.length,
+            conflicts: records.length - synced.length,
+            workflow_ids: stored.map((r) => r.workflowId),
+            last_sequence_number: Math.max(previousLast, highest),
+          },
+          now,
+        );
+      return { outcomes, gaps };
     });
   } catch (error) {
     throw translateDriverError(

@@ -1,0 +1,210 @@
+/**
+ * One client process of the reconnect storm, forked by bench/system/storm.ts:
+ *
+ *   node --import tsx bench/system/stormClients.ts SPEC
+ *
+ * It plays devices `from`…`to - 1`, bound to its own loopback address (fresh ephemeral ports
+ * per process; closed connections linger in TIME_WAIT). A device connects as the edge agent
+ * does — signed upgrade, `hello`, and it counts as connected once the server's first frame
+ * (`welcome`) arrives; against the bare baseline server, with no signature, that frame is the
+ * echo of the hello. Calls (bench/gateway/child.ts protocol):
+ *
+ * - `open {inFlight}`: connect every device, `inFlight` handshakes at a time.
+ * - `storm {jitterMs, budgetMs}`: drop every socket at one moment (terminate), then reconnect
+ *   every device at once — or each at a random moment within `jitterMs`. A failed attempt is
+ *   retried after the edge agent's own backoff (1 s doubling to 60 s, half random), and an
+ *   attempt without a welcome within 15 s is abandoned and retried, as the agent does.
+ *   Answers the drop moment and each device's reconnect time after it; devices not back
+ *   within `budgetMs` are counted as missing and stop retrying.
+ * - `close`: close every socket.
+ */
+import WebSocket from 'ws';
+import { deviceAuthHeaders } from '../../runtime/crypto/index.js';
+import { backoffDelay } from '../../edge/index.js';
+import { serveParent } from '../gateway/child.js';
+import { deviceIdOf, deviceSecretOf, socketPathOf, wsBase } from '../gateway/fleet.js';
+import { wallClock } from '../queue/system.js';
+
+/** What a client process is started with. */
+export interface StormClientSpec {
+  url: string;
+  benchKey: string;
+  from: number;
+  to: number;
+  localAddress: string;
+  /** Connect without a signature (the bare `ws` baseline). */
+  raw: boolean;
+}
+
+/** What `open` answers. */
+export interface OpenAnswer {
+  opened: number;
+  failed: number;
+  firstError: string | null;
+}
+
+/** What `storm` answers. */
+export interface StormAnswer {
+  /** Wall-clock ms at which every socket was dropped. */
+  droppedAt: number;
+  /** Per device back within the budget, ms from the drop until its welcome. */
+  reconnectMs: number[];
+  /** Devices not back within the budget. */
+  missing: number;
+  /** Attempts that failed and were retried. */
+  failedAttempts: number;
+  firstError: string | null;
+}
+
+/** The edge agent's reconnect policy (edge/commands/commandChannel.ts defaults). */
+const RECONNECT = { baseMs: 1000, maxMs: 60_000 };
+const CONNECT_TIMEOUT_MS = 15_000;
+
+const spec = JSON.parse(process.argv[2] ?? '') as StormClientSpec;
+const sockets = new Map<number, WebSocket>();
+
+/** One attempt to connect device `n`: resolves on its welcome, rejects on any failure. */
+function connect(n: number): Promise<void> {
+  const deviceId = deviceIdOf(n);
+  const path = socketPathOf(deviceId);
+  const headers = spec.raw
+    ? {}
+    : deviceAuthHeaders(deviceId, deviceSecretOf(spec.benchKey, deviceId), {
+        method: 'GET',
+        pathWithQuery: path,
+        body: '',
+      });
+  const ws = new WebSocket(`${wsBase(spec.url)}${path}`, {
+    headers,
+    localAddress: spec.localAddress,
+    perMessageDeflate: false,
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error('no welcome within 15 s')), CONNECT_TIMEOUT_MS);
+    function fail(error: Error) {
+      clearTimeout(timer);
+      ws.removeAllListeners();
+      ws.on('error', () => undefined);
+      ws.terminate();
+      reject(error);
+    }
+    ws.once('unexpected-response', (request, response) => {
+      request.destroy();
+      fail(new Error(`upgrade refused: ${response.statusCode}`));
+    });
+    ws.once('error', (error) => fail(error));
+    ws.once('close', () => fail(new Error('closed before the welcome')));
+    ws.once('open', () => ws.send('{"type":"hello"}'));
+    ws.once('message', () => {
+      clearTimeout(timer);
+      ws.removeAllListeners();
+      ws.on('error', () => undefined);
+      ws.on('close', () => {
+        if (sockets.get(n) === ws) sockets.delete(n);
+      });
+      // any later frame is a heartbeat or an echo; answer the server's heartbeats
+      ws.on('message', (data: Buffer) => {
+        if (!spec.raw && data.toString('utf8').includes('"heartbeat"'))
+          ws.send('{"type":"heartbeat"}');
+      });
+      sockets.set(n, ws);
+      resolve();
+    });
+  });
+}
+
+let failedAttempts = 0;
+let firstError: string | null = null;
+
+/** Connect device `n`, retrying after the agent's backoff until it succeeds or `over()`. */
+async function connectWithRetry(n: number, over: () => boolean): Promise<boolean> {
+  for (let failures = 1; !over(); failures++) {
+    try {
+      await connect(n);
+      return true;
+    } catch (error) {
+      failedAttempts++;
+      firstError ??= error instanceof Error ? error.message : String(error);
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(RECONNECT, failures)));
+    }
+  }
+  return false;
+}
+
+async function open(inFlight: number): Promise<OpenAnswer> {
+  let next = spec.from;
+  let opened = 0;
+  let failed = 0;
+  let error: string | null = null;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < spec.to) {
+        const n = next++;
+        try {
+          await connect(n);
+          opened++;
+        } catch (e) {
+          failed++;
+          error ??= e instanceof Error ? e.message : String(e);
+        }
+      }
+    }),
+  );
+  return { opened, failed, firstError: error };
+}
+
+async function storm(jitterMs: number, budgetMs: number): Promise<StormAnswer> {
+  failedAttempts = 0;
+  firstError = null;
+  const devices = [...sockets.keys()];
+  const droppedAt = wallClock();
+  for (const ws of sockets.values()) ws.terminate();
+  sockets.clear();
+  let over = false;
+  let timer: NodeJS.Timeout | undefined;
+  // attempts still in flight at the deadline finish on their own; `close` closes their sockets
+  const deadline = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      over = true;
+      resolve(null);
+    }, budgetMs);
+  });
+  const times = await Promise.all(
+    devices.map((n) => {
+      const back = (async () => {
+        if (jitterMs > 0) await new Promise((r) => setTimeout(r, Math.random() * jitterMs));
+        return (await connectWithRetry(n, () => over)) ? wallClock() - droppedAt : null;
+      })();
+      return Promise.race([back, deadline]);
+    }),
+  );
+  clearTimeout(timer);
+  const reconnectMs = times.filter((t): t is number => t !== null);
+  return {
+    droppedAt,
+    reconnectMs,
+    missing: devices.length - reconnectMs.length,
+    failedAttempts,
+    firstError,
+  };
+}
+
+async function close(): Promise<number> {
+  const closing = [...sockets.values()].map(
+    (ws) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => (ws.terminate(), resolve()), 10_000);
+        ws.once('close', () => (clearTimeout(timer), resolve()));
+        ws.close(1000, 'benchmark done');
+      }),
+  );
+  await Promise.all(closing);
+  sockets.clear();
+  return closing.length;
+}
+
+serveParent(Promise.resolve({}), {
+  open: (call) => open(call.inFlight as number),
+  storm: (call) => storm(call.jitterMs as number, call.budgetMs as number),
+  close: () => close(),
+});

@@ -1,0 +1,121 @@
+/**
+ * The `final_state` of a store-and-forward record: the workflow's state with everything a
+ * record must not carry taken out (DESIGN §5–6: no card data, no secrets).
+ *
+ * - `card` (top level) is removed: the record carries it as token + last four + encrypted
+ *   payload (see buildSafRecord.ts), never inside the state.
+ * - Members named like sensitive card data (`pan`, `card_number`, `cvv`, `pin_block`,
+ *   `track2`, … — compared without case, `_` or `-`) are removed at any depth.
+ * - Values that look like a card number in clear (runtime/saf/clearPan.ts) become
+ *   `"[REDACTED]"`; an object key that does is removed with its value.
+ * - Occurrences of the given secret strings (the device secret) become `"[REDACTED]"`.
+ *
+ * Stripping rather than refusing is deliberate here: the clear-PAN check has false positives
+ * (one 13–19 digit number in ten passes Luhn — an epoch-milliseconds field, an order
+ * number), and refusing would fail approved payments at random. The cloud runs the same
+ * check on what it receives, so a record that passed this one is never refused for it.
+ */
+import { containsClearPan, findClearPan, type JsonObject } from '../../runtime/index.js';
+
+/** What replaces a value that looked like card data or held a secret. */
+export const REDACTED = '[REDACTED]';
+
+/** Member names (normalized: lower case, no `_` or `-`) whose values are card data. */
+const SENSITIVE_KEYS = new Set([
+  'pan',
+  'cardnumber',
+  'primaryaccountnumber',
+  'cvv',
+  'cvv2',
+  'cvc',
+  'cvc2',
+  'securitycode',
+  'cardsecuritycode',
+  'pin',
+  'pinblock',
+  'track1',
+  'track2',
+  'track3',
+  'trackdata',
+  'track1data',
+  'track2data',
+  'magstripe',
+  'magneticstripe',
+]);
+
+const normalize = (key: string) => key.toLowerCase().replace(/[_-]/g, '');
+
+/** Whether a member called `key` holds card data by its name. */
+export const isSensitiveKey = (key: string) => SENSITIVE_KEYS.has(normalize(key));
+
+const child = (path: string, key: string | number) =>
+  typeof key === 'number'
+    ? `${path}[${key}]`
+    : /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+      ? `${path}.${key}`
+      : `${path}[${JSON.stringify(key)}]`;
+
+/** The sanitized state and where something was taken out (paths never hold the data). */
+export interface SanitizedState {
+  state: JsonObject;
+  removed: string[];
+}
+
+/** `state` as a record may carry it (see the module comment). */
+export function sanitizeFinalState(
+  state: JsonObject,
+  secrets: readonly string[] = [],
+): SanitizedState {
+  const removed: string[] = [];
+  const forms = secrets.filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  const scrubSecrets = (text: string) => {
+    let out = text;
+    for (const secret of forms) out = out.split(secret).join(REDACTED);
+    return out;
+  };
+
+  const walk = (value: unknown, path: string): unknown => {
+    if (typeof value === 'string') {
+      const scrubbed = scrubSecrets(value);
+      if (scrubbed !== value || findClearPan(scrubbed)) {
+        removed.push(path);
+        return findClearPan(scrubbed) ? REDACTED : scrubbed;
+      }
+      return value;
+    }
+    if (typeof value === 'number') {
+      if (findClearPan(value)) {
+        removed.push(path);
+        return REDACTED;
+      }
+      return value;
+    }
+    if (Array.isArray(value)) return value.map((item, i) => walk(item, child(path, i)));
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, member] of Object.entries(value)) {
+        if (containsClearPan(key) || scrubSecrets(key) !== key) {
+          // the key itself is the leak: report where, never the key
+          removed.push(`${path} (a key)`);
+          continue;
+        }
+        if (isSensitiveKey(key)) {
+          removed.push(child(path, key));
+          continue;
+        }
+        Object.defineProperty(out, key, {
+          value: walk(member, child(path, key)),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    }
+    return value;
+  };
+
+  // a JSON round trip drops what JSON cannot carry (undefined members, functions)
+  const { card: _card, ...rest } = JSON.parse(JSON.stringify(state)) as JsonObject;
+  return { state: walk(rest, '$') as JsonObject, removed };
+}

@@ -1,0 +1,42 @@
+/**
+ * The store-and-forward backlog: what the device holds that the cloud has not accepted yet
+ * (PENDING records). REJECTED records are not counted — they will never be uploaded and are
+ * an operator's to look at — nor SYNCED ones.
+ */
+import { sql } from 'kysely';
+import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+
+/** The PENDING records in figures. */
+export interface SafBacklog {
+  count: number;
+  /** Sum of `amount_minor` (records without an amount count 0). */
+  amountMinor: number;
+  /** Sum of the absolute amounts: the money at risk, refunds included. */
+  exposureMinor: number;
+  /** When the oldest PENDING record was queued (ISO 8601), or null. */
+  oldestCreatedAt: string | null;
+}
+
+/** Read the backlog. */
+export async function readSafBacklog(h: StoreHandle): Promise<SafBacklog> {
+  try {
+    const row = await h.db
+      .selectFrom('saf_pending_transactions')
+      .select((eb) => [
+        eb.fn.countAll<number | string>().as('count'),
+        sql<number | string>`COALESCE(SUM(amount_minor), 0)`.as('amount'),
+        sql<number | string>`COALESCE(SUM(ABS(amount_minor)), 0)`.as('exposure'),
+        eb.fn.min<string | Date | null>('created_at').as('oldest'),
+      ])
+      .where('status', '=', 'PENDING')
+      .executeTakeFirstOrThrow();
+    return {
+      count: h.codec.parseInt(row.count),
+      amountMinor: h.codec.parseInt(row.amount),
+      exposureMinor: h.codec.parseInt(row.exposure),
+      oldestCreatedAt: row.oldest == null ? null : h.codec.parseTime(row.oldest).toISOString(),
+    };
+  } catch (error) {
+    throw translateDriverError(error, 'read the SAF backlog');
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * The store-and-forward uploader (DESIGN §6): sends PENDING records to
+ * `POST /api/v1/transactions/batch` in sequence order, in batches, and writes down the
+ * cloud's answer — SYNCED only for ids in `synced_ids` (duplicates included: the cloud
+ * already holds them), REJECTED with the cloud's code for refused records.
+ *
+ * Exactly-once across crashes comes from the two sides together: a record stays PENDING
+ * until an answer naming it is committed on the device, and the cloud keeps each workflow
+ * id once and answers a repeat as a duplicate. So a lost response, a timeout or a power cut
+ * between the cloud's commit and the device's just means the same records are sent again
+ * and then marked — nothing is lost and nothing is stored twice.
+ *
+ * Scheduling: `start()` syncs at once, then sweeps every `intervalMs`; `notifyPending()`
+ * syncs soon after a record is queued; a failed round backs off exponentially with jitter
+ * (edge/timers/backoff.ts, Retry-After honoured) and `notifyPending()` does not cut a
+ * backoff short — a busy terminal must not hammer a cloud that is down. `notifyOnline()`
+ * forgets the backoff and syncs after a random per-device delay of up to `outageJitterMs`:
+ * a fleet that lost its network together must not come back in the same second.
+ * `syncNow()` never throws: the result's `error` says why a round stopped early.
+ */
+import { MAX_SAF_BATCH, SaffronError, toError, type Store } from '../../runtime/index.js';
+import type { CloudClient } from '../cloud/cloudClient.js';
+import { countPendingTransactions } from '../metrics/countPendingTransactions.js';
+import { recordLastSync } from '../state/syncState.js';
+import { backoffDelay, type BackoffPolicy } from '../timers/backoff.js';
+import { systemTimers, type EdgeTimers } from '../timers/timers.js';
+import { SafSyncError } from './errors.js';
+import { listPendingRecords } from './listPendingRecords.js';
+import { markUploadFailed } from './markUploadFailed.js';
+import { markUploadOutcome } from './markUploadOutcome.js';
+import { uploadBatch } from './uploadBatch.js';
+
+/** Default records per upload. */
+export const DEFAULT_SAF_BATCH_SIZE = 100;
+/** Default backoff of failed rounds: 2 s doubling to 5 min, half of it random. */
+export const DEFAULT_SAF_BACKOFF: BackoffPolicy = { baseMs: 2_000, maxMs: 300_000 };
+
+/** Why a sync was scheduled. */
+export type SafSyncReason = 'start' | 'pending' | 'online' | 'backoff' | 'interval';
+
+/** What a round did. */
+export interface SafSyncResult {
+  /** Records sent (a record sent twice in the round counts twice). */
+  uploaded: number;
+  /** Records marked SYNCED (duplicates included). */
+  synced: number;
+  /** Records marked REJECTED. */
+  rejected: number;
+  /** Records the cloud already held (a subset of `synced`). */
+  duplicates: number;
+  /** PENDING records left. */
+  remaining: number;
+  /** Why the round stopped before the queue was empty, when it did. */
+  error?: { code: string; message: string; retryable: boolean };
+}
+
+/** Events of the uploader. */
+export type SafSyncEvent =
+  | { type: 'edge.sync.scheduled'; reason: SafSyncReason; delayMs: number; failures: number }
+  | {
+      type: 'edge.sync.ack';
+      uploaded: number;
+      synced: string[];
+      duplicates: string[];
+      rejected: { workflowId: string; code: string }[];
+      sequenceGaps: { from: number; to: number }[];
+    }
+  | {
+      type: 'edge.sync.failed';
+      code: string;
+      message: string;
+      retryable: boolean;
+      /** The HTTP status, when the cloud answered. */
+      status?: number;
+    }
+  | { type: 'edge.sync.done'; result: SafSyncResult };
+
+/** What the uploader needs. */
+export interface SafSyncOptions {
+  store: Store;
+  client: CloudClient;
+  /** Records per upload (default 100, at most {@link MAX_SAF_BATCH}). */
+  batchSize?: number;
+  timers?: EdgeTimers;
+  /** Backoff of failed rounds (default {@link DEFAULT_SAF_BACKOFF}). */
+  backoff?: BackoffPolicy;
+  /** Largest random delay before the sync that follows `notifyOnline()` (default 30 s). */
+  outageJitterMs?: number;
+  /** Returns a number in [0, 1) (default Math.random). */
+  random?: () => number;
+  onEvent?: (event: SafSyncEvent) => void;
+  /** Sweep for PENDING records this often while started (default 60 s; 0: never). */
+  intervalMs?: number;
+  /** Give up on one upload after this long (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Time of `synced_at` and of the last sync (default the wall clock). */
+  now?: () => Date;
+}
+
+/** The uploader of one device. */
+export interface SafSync {
+  /** Upload until the queue is empty or a round fails; never throws. */
+  syncNow(): Promise<SafSyncResult>;
+  /** Sync now, then in the background (see the module comment). */
+  start(): void;
+  /** Stop the background work; aborts an upload in flight and waits for it. */
+  stop(): Promise<void>;
+  /** Connectivity came back: sync after a jittered delay. */
+  notifyOnline(): void;
+  /** A record was queued: sync soon (unless backing off). */
+  notifyPending(): void;
+}
+
+const infoOf = (error: unknown) => {
+  const e = toError(error);
+  return e instanceof SaffronError
+    ? { code: e.code, message: e.message, retryable: e.retryable }
+    : { code: 'INTERNAL', message: e.message, retryable: true };
+};
+
+/** Create the uploader (not started). */
+export function createSafSync(options: SafSyncOptions): SafSync {
+  const { store, client } = options;
+  const batchSize = Math.min(
+    Math.max(1, Math.floor(options.batchSize ?? DEFAULT_SAF_BATCH_SIZE)),
+    MAX_SAF_BATCH,
+  );
+  const timers = options.timers ?? systemTimers;
+  const backoff = options.backoff ?? DEFAULT_SAF_BACKOFF;
+  const outageJitterMs = Math.max(0, options.outageJitterMs ?? 30_000);
+  const random = options.random ?? Math.random;
+  const intervalMs = options.intervalMs ?? 60_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const now = options.now ?? (() => new Date());
+  const emit = (event: SafSyncEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // a listener's failure is not the uploader's
+    }
+  };
+
+  let running = false;
+  let stopping = false;
+  let timer: unknown;
+  let failures = 0;
+  /** The cloud's Retry-After of the last failed round, if it sent one. */
+  let retryAfter: number | undefined;
+  let current: Promise<SafSyncResult> | undefined;
+  let follower: Promise<SafSyncResult> | undefined;
+  const controllers = new Set<AbortController>();
+
+  /** One upload of one batch; returns what it did or throws. */
+  const uploadOne = async (result: SafSyncResult): Promise<boolean> => {
+    const batch = await listPendingRecords(store, batchSize);
+    if (batch.length === 0) return false;
+    const ids = batch.map((r) => r.workflowId);
+    const controller = new AbortController();
+    controllers.add(controller);
+    const timeout = timers.setTimeout(() => controller.abort(), requestTimeoutMs);
+    result.uploaded += batch.length;
+    let answer;
+    try {
+      answer = await uploadBatch(client, batch, controller.signal);
+    } catch (error) {
+      if (stopping)
+        throw new SafSyncError('SAF_SYNC_STOPPED', 'the uploader was stopped during an upload', {
+          cause: error,
+        });
+      await markUploadFailed(store, ids, error instanceof SaffronError ? error.code : 'INTERNAL');
+      throw error;
+    } finally {
+      timers.clearTimeout(timeout);
+      controllers.delete(controller);
+    }
+    const at = now();
+    await store.transaction(async (tx) => {
+      await markUploadOutcome(
+        tx,
+        { attempted: ids, synced: answer.synced, rejected: answer.rejected },
+        at,
+      );
+      await recordLastSync(tx, at);
+    });
+    result.synced += answer.synced.length;
+    result.duplicates += answer.duplicates.length;
+    result.rejected += answer.rejected.length;
+    emit({
+      type: 'edge.sync.ack',
+      uploaded: batch.length,
+      synced: answer.synced,
+      duplicates: answer.duplicates,
+      rejected: answer.rejected,
+      sequenceGaps: answer.sequenceGaps,
+    });
+    if (answer.synced.length + answer.rejected.length === 0)
+      throw new SafSyncError(
+        'SAF_UPLOAD_NO_PROGRESS',
+        `the cloud answered a batch of ${batch.length} without accepting or rejecting any record`,
+        { retryable: true },
+      );
+    return true;
+  };
+
+  const runOnce = async (): Promise<SafSyncResult> => {
+    const result: SafSyncResult = {
+      uploaded: 0,
+      synced: 0,
+      rejected: 0,
+      duplicates: 0,
+      remaining: 0,
+    };
+    try {
+      while (await uploadOne(result)) {
+        // next batch
+      }
+    } catch (error) {
+      const info = infoOf(error);
+      const status =
+        error instanceof SafSyncError && typeof error.details.status === 'number'
+          ? error.details.status
+          : undefined;
+      result.error = info;
+      emit({ type: 'edge.sync.failed', ...info, ...(status !== undefined ? { status } : {}) });
+      if (error instanceof SafSyncError && error.retryAfterMs !== undefined)
+        retryAfter = error.retryAfterMs;
+    }
+    try {
+      result.remaining = await countPendingTransactions(store);
+    } catch (error) {
+      result.error ??= infoOf(error);
+    }
+    emit({ type: 'edge.sync.done', result });
+    return result;
+  };
+
+  const syncNow = (): Promise<SafSyncResult> => {
+    if (!current) {
+      current = runOnce().finally(() => {
+        current = undefined;
+      });
+      return current;
+    }
+    follower ??= current.then(() => {
+      follower = undefined;
+      return syncNow();
+    });
+    return follower;
+  };
+
+  const schedule = (delayMs: number, reason: SafSyncReason) => {
+    if (!running) return;
+    if (timer !== undefined) timers.clearTimeout(timer);
+    const delay = Math.max(0, Math.round(delayMs));
+    timer = timers.setTimeout(tick, delay);
+    emit({ type: 'edge.sync.scheduled', reason, delayMs: delay, failures });
+  };
+
+  const tick = () => {
+    timer = undefined;
+    void syncNow().then((result) => {
+      if (!running || timer !== undefined) return; // stopped, or rescheduled meanwhile
+      if (result.error && result.error.code !== 'SAF_SYNC_STOPPED') {
+        failures++;
+        const wait = Math.max(backoffDelay(backoff, failures, random), retryAfter ?? 0);
+        retryAfter = undefined;
+        schedule(wait, 'backoff');
+        return;
+      }
+      failures = 0;
+      if (intervalMs > 0) schedule(intervalMs, 'interval');
+    });
+  };
+
+  return {
+    syncNow,
+    start() {
+      if (running) return;
+      running = true;
+      stopping = false;
+      failures = 0;
+      schedule(0, 'start');
+    },
+    async stop() {
+      running = false;
+      stopping = true;
+      if (timer !== undefined) timers.clearTimeout(timer);
+      timer = undefined;
+      for (const controller of controllers) controller.abort();
+      await Promise.allSettled([current, follower]);
+      stopping = false;
+    },
+    notifyOnline() {
+      if (!running) return;
+      failures = 0;
+      schedule(random() * outageJitterMs, 'online');
+    },
+    notifyPending() {
+      // a sync already running is followed by one more (syncNow queues it)
+      if (!running || failures > 0) return;
+      schedule(0, 'pending');
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The authorization policy record: which commands it covers (a command type, a device
+ * filter, a minimum risk level — each optional, all must match), the role a requester must
+ * hold, and whether the command is held for approval, by how many distinct approvers of
+ * which roles, for how long. The gateway owns matching and the device filter's shape.
+ * Cloud tier only.
+ */
+import type { Codec } from '../codec.js';
+
+/** The columns a policy read returns. */
+export const AUTHORIZATION_POLICY_COLUMNS = [
+  'policy_id',
+  'name',
+  'command_type',
+  'device_filter',
+  'risk_level',
+  'required_role',
+  'requires_approval',
+  'min_approvals',
+  'approver_roles',
+  'approval_ttl_seconds',
+  'enabled',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** An authorization policy. */
+export interface AuthorizationPolicyRecord {
+  policyId: string;
+  name: string;
+  commandType: string | null;
+  deviceFilter: Record<string, unknown>;
+  riskLevel: string | null;
+  requiredRole: string | null;
+  requiresApproval: boolean;
+  minApprovals: number;
+  approverRoles: string[];
+  approvalTtlSeconds: number;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A policy row as selected with {@link AUTHORIZATION_POLICY_COLUMNS}. */
+export interface AuthorizationPolicyRow {
+  policy_id: string;
+  name: string;
+  command_type: string | null;
+  device_filter: unknown;
+  risk_level: string | null;
+  required_role: string | null;
+  requires_approval: unknown;
+  min_approvals: number | string;
+  approver_roles: unknown;
+  approval_ttl_seconds: number | string;
+  enabled: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+/** Decode a policy row. */
+export function rowToAuthorizationPolicy(
+  codec: Codec,
+  row: AuthorizationPolicyRow,
+): AuthorizationPolicyRecord {
+  const filter = codec.parseJson(row.device_filter);
+  const approvers = codec.parseJson(row.approver_roles);
+  return {
+    policyId: row.policy_id,
+    name: row.name,
+    commandType: row.command_type,
+    deviceFilter:
+      typeof filter === 'object' && filter !== null && !Array.isArray(filter)
+        ? (filter as Record<string, unknown>)
+        : {},
+    riskLevel: row.risk_level,
+    requiredRole: row.required_role,
+    requiresApproval: codec.parseBool(row.requires_approval),
+    minApprovals: codec.parseInt(row.min_approvals),
+    approverRoles: Array.isArray(approvers) ? approvers.map(String) : [],
+    approvalTtlSeconds: codec.parseInt(row.approval_ttl_seconds),
+    enabled: codec.parseBool(row.enabled),
+    createdAt: codec.parseTime(row.created_at),
+    updatedAt: codec.parseTime(row.updated_at),
+  };
+}
+
+/** The settable fields of a policy. */
+export interface AuthorizationPolicyFields {
+  name: string;
+  commandType: string | null;
+  deviceFilter: Record<string, unknown>;
+  riskLevel: string | null;
+  requiredRole: string | null;
+  requiresApproval: boolean;
+  minApprovals: number;
+  approverRoles: readonly string[];
+  approvalTtlSeconds: number;
+  enabled: boolean;
+}

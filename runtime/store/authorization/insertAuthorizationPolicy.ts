@@ -1,0 +1,60 @@
+import { appendCommandAudit } from '../commands/appendCommandAudit.js';
+import type { CommandActor } from '../commands/command.js';
+import { translateDriverError } from '../errors.js';
+import type { StoreHandle } from '../store.js';
+import {
+  AUTHORIZATION_POLICY_COLUMNS,
+  rowToAuthorizationPolicy,
+  type AuthorizationPolicyFields,
+  type AuthorizationPolicyRecord,
+} from './authorizationPolicy.js';
+
+/**
+ * Create an authorization policy with an AUTHORIZATION_POLICY_CREATED audit row; an
+ * existing name is a ConflictError. Call inside a transaction.
+ */
+export async function insertAuthorizationPolicy(
+  h: StoreHandle,
+  policyId: string,
+  fields: AuthorizationPolicyFields,
+  actor: CommandActor,
+  now: Date,
+): Promise<AuthorizationPolicyRecord> {
+  try {
+    const at = h.codec.time(now);
+    const row = await h.db
+      .insertInto('authorization_policies')
+      .values({
+        policy_id: policyId,
+        name: fields.name,
+        command_type: fields.commandType,
+        device_filter: h.codec.json(fields.deviceFilter),
+        risk_level: fields.riskLevel,
+        required_role: fields.requiredRole,
+        requires_approval: h.codec.bool(fields.requiresApproval),
+        min_approvals: fields.minApprovals,
+        approver_roles: h.codec.json(fields.approverRoles),
+        approval_ttl_seconds: fields.approvalTtlSeconds,
+        enabled: h.codec.bool(fields.enabled),
+        created_at: at,
+        updated_at: at,
+      })
+      .returning(AUTHORIZATION_POLICY_COLUMNS)
+      .executeTakeFirstOrThrow();
+    const record = rowToAuthorizationPolicy(h.codec, row);
+    await appendCommandAudit(
+      h,
+      actor,
+      [
+        {
+          event: 'AUTHORIZATION_POLICY_CREATED',
+          details: { policy_id: record.policyId, name: record.name },
+        },
+      ],
+      now,
+    );
+    return record;
+  } catch (error) {
+    throw translateDriverError(error, `create authorization policy ${fields.name}`);
+  }
+}

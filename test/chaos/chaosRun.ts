@@ -1,0 +1,361 @@
+/**
+ * The chaos run (issue 10, item 1), start to finish:
+ *
+ * 1. a database of its own; two gateway and two worker processes on it; an admin token from
+ *    `saffron users create`; webhooks to a local receiver; the fraud rules and the fleet
+ *    configuration; a fake acquirer; one proxy per device group; every terminal registered;
+ * 2. the agent hosts start and customers pay; for `chaosSeconds` the fault plan runs —
+ *    gateway, worker and host SIGKILLs with restarts, one PostgreSQL restart, a config
+ *    publish, a DIAGNOSTIC broadcast, single commands, cloud workflows started through the
+ *    API — while network faults cut, slow and reset device groups;
+ * 3. every group is cut at once for `fullCutSeconds` (terminals keep paying offline), then
+ *    every proxy is restored in the same instant: the reconnect storm;
+ * 4. payments stop and the run waits until every terminal is online with an empty queue and
+ *    the cloud has no moving workflow, open task, open command or undelivered webhook;
+ * 5. hosts stop cleanly (their files are then read), the cloud stops, and the invariants are
+ *    computed from the database rows, the device files, the agents' logs and the receiver.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startFakeAcquirer } from '../../bin/demo/paymentLoad.js';
+import type { PaymentCounts } from '../../bin/demo/demoStats.js';
+import { loadKeyring } from '../../gateway/index.js';
+import { openStore, type Store } from '../../runtime/index.js';
+import { adminApi } from './adminApi.js';
+import { startAgentHosts, type AgentHosts } from './agentHosts.js';
+import { isDrained, readCloudBacklog, type CloudBacklog } from './cloudBacklog.js';
+import { writeCloudFlow } from './cloudFlow.js';
+import { createChaosCloud, type ChaosCloud } from './cloudProcesses.js';
+import { planFaults, type PlannedFault } from './faultPlan.js';
+import { publishFleetConfig, setUpFleet, type ChaosFleet } from './fleet.js';
+import { checkInvariants } from './invariants/checkInvariants.js';
+import type { InvariantResult } from './invariants/invariant.js';
+import type { ManagedProcess, UnplannedExit } from './managedProcess.js';
+import { startNetworkFaults, type NetworkFaultCounts } from './networkFaults.js';
+import {
+  broadcastDiagnostic,
+  registerWebhooks,
+  sendCommand,
+  startCloudWorkflows,
+} from './operatorLoad.js';
+import { createChaosDatabase, restartPostgres } from './postgres.js';
+import { seededRandom } from './seededRandom.js';
+import type { ChaosSize } from './sizes.js';
+import { startWebhookReceiver } from './webhookReceiver.js';
+
+const LAUNCHER = fileURLToPath(new URL('../../bin/saffron.js', import.meta.url));
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An admin token from `saffron users create` (the way an operator gets one). */
+async function createAdminToken(dbUrl: string): Promise<string> {
+  const { stdout } = await run(process.execPath, [
+    LAUNCHER,
+    'users',
+    'create',
+    '--role',
+    'admin',
+    '--name',
+    'chaos operator',
+    '--json',
+    '--db',
+    dbUrl,
+  ]);
+  return (JSON.parse(stdout) as { token: string }).token;
+}
+
+/** Everything a run reports. */
+export interface ChaosReport {
+  size: ChaosSize;
+  seed: number;
+  ok: boolean;
+  /** Seconds per phase. */
+  timings: Record<string, number>;
+  payments: PaymentCounts;
+  faults: {
+    planned: number;
+    done: Record<string, number>;
+    network: NetworkFaultCounts;
+    postgresDownSeconds: number | null;
+    unplannedExits: UnplannedExit[];
+    failedActions: string[];
+  };
+  storm: { allOnlineSeconds: number | null; drainedSeconds: number | null };
+  drain: { drained: boolean; last: CloudBacklog | null };
+  cloudWorkflows: { confirmed: number; failed: number };
+  invariants: InvariantResult[];
+  events: { t: number; text: string }[];
+  /** Where the processes' logs were kept (only when the run failed). */
+  logsDir: string | null;
+}
+
+/** Run the chaos run of `size`; `say` gets progress lines. */
+export async function runChaos(
+  size: ChaosSize,
+  options: {
+    seed: number;
+    say: (line: string) => void;
+    /** Where to keep the processes' logs when the run fails (or throws). */
+    keepLogsIn: string;
+  },
+): Promise<ChaosReport> {
+  const { say } = options;
+  const random = seededRandom(options.seed);
+  const dir = mkdtempSync(join(tmpdir(), `saffron-chaos-${size.name}-`));
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  mkdirSync(join(dir, 'devices'), { recursive: true });
+  const runStart = Date.now();
+  const events: ChaosReport['events'] = [];
+  let phaseStart = runStart;
+  const event = (text: string) => {
+    const t = Math.round((Date.now() - phaseStart) / 100) / 10;
+    events.push({ t, text });
+    say(`chaos: [${t.toFixed(1)} s] ${text}`);
+  };
+  const timings: Record<string, number> = {};
+  const lap = (name: string, since: number) => (timings[name] = (Date.now() - since) / 1000);
+  const unplannedExits: UnplannedExit[] = [];
+  const onUnplannedExit = (exit: UnplannedExit) => {
+    unplannedExits.push(exit);
+    event(`${exit.name} exited on its own (${exit.code ?? exit.signal}); restarting it`);
+  };
+  const failedActions: string[] = [];
+  const done: Record<string, number> = {};
+  const count = (kind: string) => (done[kind] = (done[kind] ?? 0) + 1);
+
+  const database = await createChaosDatabase();
+  say(`chaos: database ${database.name}, folder ${dir}, seed ${options.seed}`);
+  let cloud: ChaosCloud | undefined;
+  let fleet: ChaosFleet | undefined;
+  let hosts: AgentHosts | undefined;
+  let store: Store | undefined;
+  const receiver = await startWebhookReceiver();
+  const acquirer = await startFakeAcquirer();
+  let passed = false;
+  try {
+    // 1. the cloud and the fleet
+    const flow = writeCloudFlow(dir);
+    const keys = loadKeyring(join(dir, 'keys'), {});
+    cloud = await createChaosCloud({ dbUrl: database.url, dir, ...flow, onUnplannedExit });
+    const token = await cloud.start(() => createAdminToken(database.url));
+    const api = adminApi(cloud.gatewayUrls, token);
+    const webhookIds = await registerWebhooks(api, receiver);
+    fleet = await setUpFleet({
+      api,
+      gatewayUrls: cloud.gatewayUrls,
+      dir,
+      agents: size.agents,
+      hosts: size.hosts,
+      groups: size.groups,
+      acquirerUrl: acquirer.url,
+      publicKeyPem: keys.publicKeyPem,
+      paymentGapMs: size.paymentGapSeconds * 1000,
+    });
+    lap('cloud_and_fleet_setup', runStart);
+    say(
+      `chaos: cloud up, ${size.agents} terminals registered in ${timings.cloud_and_fleet_setup} s`,
+    );
+    const hostsStart = Date.now();
+    hosts = await startAgentHosts(fleet.specFiles, dir, onUnplannedExit);
+    lap('hosts_start', hostsStart);
+    say(
+      `chaos: ${size.hosts} agent hosts up in ${timings.hosts_start} s (agents started in ${hosts.startTimes.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')})`,
+    );
+
+    // 2. payments under faults
+    phaseStart = Date.now();
+    const plan = planFaults(size, random);
+    const network = startNetworkFaults(fleet.proxies, {
+      everyMs: Math.max(1_000, 12_000 / size.groups),
+      random,
+    });
+    const stopStarts = new AbortController();
+    const starts = startCloudWorkflows(api, {
+      count: size.cloudWorkflows,
+      durationMs: size.chaosSeconds * 900,
+      runId: database.name,
+      signal: stopStarts.signal,
+    });
+    let postgresDownSeconds: number | null = null;
+    const processOf = (f: Extract<PlannedFault, { target: number }>): ManagedProcess => {
+      switch (f.kind) {
+        case 'kill-gateway':
+          return cloud!.gateways[f.target]!;
+        case 'kill-worker':
+          return cloud!.workers[f.target]!;
+        case 'kill-host':
+          return hosts!.processes[f.target]!;
+        case 'command':
+          throw new Error('a command has no process');
+      }
+    };
+    const act = async (f: PlannedFault): Promise<void> => {
+      switch (f.kind) {
+        case 'kill-gateway':
+        case 'kill-worker':
+        case 'kill-host': {
+          const proc = processOf(f);
+          await proc.kill();
+          event(`SIGKILL ${proc.name}; back in ${(f.downMs / 1000).toFixed(1)} s`);
+          await sleep(f.downMs);
+          await proc.start();
+          count(f.kind);
+          event(`${proc.name} restarted`);
+          return;
+        }
+        case 'restart-postgres':
+          event('restarting PostgreSQL');
+          postgresDownSeconds = await restartPostgres();
+          count(f.kind);
+          event(`PostgreSQL answers again after ${postgresDownSeconds.toFixed(1)} s`);
+          return;
+        case 'publish-config':
+          await publishFleetConfig(api, 2);
+          count(f.kind);
+          event('published fleet config v2');
+          return;
+        case 'broadcast': {
+          const id = await broadcastDiagnostic(api);
+          count(f.kind);
+          event(`DIAGNOSTIC broadcast ${id} started`);
+          return;
+        }
+        case 'command': {
+          const device = fleet!.devices[f.target]!;
+          const type = await sendCommand(api, device.deviceId, random);
+          count(f.kind);
+          event(`${type} sent to ${device.deviceId}`);
+          return;
+        }
+      }
+    };
+    const actions: Promise<void>[] = [];
+    for (const f of plan) {
+      await sleep(Math.max(0, phaseStart + f.atMs - Date.now()));
+      actions.push(
+        act(f).catch((error: unknown) => {
+          failedActions.push(`${f.kind}: ${String(error)}`);
+          event(`${f.kind} failed: ${String(error)}`);
+        }),
+      );
+    }
+    await sleep(Math.max(0, phaseStart + size.chaosSeconds * 1000 - Date.now()));
+    await Promise.all(actions);
+    network.stop();
+    lap('chaos_phase', phaseStart);
+
+    // 3. full cut, then every device back at the same moment
+    for (const p of fleet.proxies) p.cut();
+    event(`every group cut for ${size.fullCutSeconds} s`);
+    await sleep(size.fullCutSeconds * 1000);
+    stopStarts.abort();
+    for (const p of fleet.proxies) p.restore();
+    const stormStart = Date.now();
+    event('every group restored at once: reconnect storm');
+    hosts.stopPayments();
+
+    // 4. drain
+    await starts.done;
+    store = await openStore(database.url, { postgres: { maxConnections: 2 } });
+    let allOnline: number | null = null;
+    let stormDrained: number | null = null;
+    let last: CloudBacklog | null = null;
+    let drained = false;
+    const deadline = stormStart + size.drainTimeoutSeconds * 1000;
+    while (Date.now() < deadline) {
+      const fleetBacklog = hosts.backlog(stormStart);
+      const everyone = fleetBacklog.reported === size.agents;
+      if (allOnline === null && everyone && fleetBacklog.online === size.agents)
+        allOnline = (Date.now() - stormStart) / 1000;
+      if (stormDrained === null && allOnline !== null && fleetBacklog.pending === 0)
+        stormDrained = (Date.now() - stormStart) / 1000;
+      last = await readCloudBacklog(store, webhookIds).catch(() => null);
+      if (stormDrained !== null && last && isDrained(last)) {
+        drained = true;
+        break;
+      }
+      await sleep(1_000);
+    }
+    lap('drain', stormStart);
+    event(
+      drained
+        ? `drained: all online after ${allOnline} s, queues empty after ${stormDrained} s`
+        : `NOT drained after ${size.drainTimeoutSeconds} s: ${JSON.stringify({ fleet: hosts.backlog(stormStart), cloud: last })}`,
+    );
+
+    // 5. stop and check
+    await hosts.stop();
+    // the terminals' goodbyes (device.offline) are webhook events too: let them go out
+    const goodbyes = Date.now() + 60_000;
+    while (Date.now() < goodbyes) {
+      const b = await readCloudBacklog(store, webhookIds).catch(() => null);
+      if (b?.undeliveredWebhooks === 0) break;
+      await sleep(1_000);
+    }
+    await cloud.stop();
+    const checkStart = Date.now();
+    const invariants = await checkInvariants({
+      store,
+      devices: fleet.devices,
+      executions: hosts.executions,
+      receiver,
+      webhookIds,
+      startedKeys: starts.confirmed,
+    });
+    lap('checks', checkStart);
+    lap('total', runStart);
+    const faultsDone = { ...done, network_cuts: network.counts.cuts };
+    const allFaults =
+      (done['kill-gateway'] ?? 0) >= size.killsPerKind &&
+      (done['kill-worker'] ?? 0) >= size.killsPerKind &&
+      (done['kill-host'] ?? 0) >= size.killsPerKind &&
+      done['restart-postgres'] === 1;
+    // a process that died on its own (say, when PostgreSQL restarted) fails the run too
+    passed =
+      drained &&
+      allFaults &&
+      failedActions.length === 0 &&
+      unplannedExits.length === 0 &&
+      invariants.every((i) => i.ok);
+    return {
+      size,
+      seed: options.seed,
+      ok: passed,
+      timings,
+      payments: hosts.counts(),
+      faults: {
+        planned: plan.length,
+        done: faultsDone,
+        network: network.counts,
+        postgresDownSeconds,
+        unplannedExits,
+        failedActions,
+      },
+      storm: { allOnlineSeconds: allOnline, drainedSeconds: stormDrained },
+      drain: { drained, last },
+      cloudWorkflows: { confirmed: starts.confirmed.length, failed: starts.failed.length },
+      invariants,
+      events,
+      logsDir: passed ? null : options.keepLogsIn,
+    };
+  } finally {
+    await hosts?.stop().catch(() => undefined);
+    await cloud?.stop().catch(() => undefined);
+    await fleet?.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    await receiver.close();
+    await acquirer.close();
+    await database
+      .drop()
+      .catch((error: unknown) => say(`chaos: dropping ${database.name}: ${String(error)}`));
+    if (!passed) {
+      rmSync(options.keepLogsIn, { recursive: true, force: true });
+      cpSync(join(dir, 'logs'), options.keepLogsIn, { recursive: true });
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,437 @@
+/**
+ * The SAF uploader against a real gateway on loopback (PostgreSQL when configured) and a
+ * real SQLite edge store whose records were written by the real recorder: records go up in
+ * sequence order and batches; the cloud verifies every signature and its answer is what
+ * marks records — SYNCED for accepted ones and duplicates, REJECTED with the cloud's code
+ * for refused ones; a lost response is followed by a re-upload that the cloud answers as
+ * duplicates, so each workflow id is held exactly once; failed rounds back off with jitter
+ * (manual timers, no sleeping), connectivity coming back schedules a jittered sync, and
+ * stop() leaves nothing scheduled. Faults (a cut network, a lost answer, a 503) are
+ * injected in the fetch between the device and the gateway.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createRuntime, type Runtime } from '../../actors/index.js';
+import {
+  backoffDelay,
+  checkConfigDocument,
+  createCloudClient,
+  createSafRecorder,
+  createSafSync,
+  readLastSync,
+  safLimitsFromConfig,
+  TRANSACTIONS_BATCH_PATH,
+  type SafSyncEvent,
+  type SafSyncOptions,
+} from '../../edge/index.js';
+import type { JsonObject, Store, StoreHandle, WorkflowDefinition } from '../../runtime/index.js';
+import {
+  eventLog,
+  manualTimers,
+  openEdgeStore,
+  type EdgeStoreHandle,
+} from '../support/edgeComponents.js';
+import { definition, ENGINE_STEPS } from '../support/engine.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { CLOUD_DIALECTS } from '../support/stores.js';
+
+interface QueuedRow {
+  workflow_id: string;
+  sequence_number: number;
+  record: string;
+  status: string;
+  upload_attempts: number;
+  last_error: string | null;
+  synced_at: string | null;
+}
+
+describe('SAF sync', () => {
+  let gw: TestGateway;
+  let edge: EdgeStoreHandle;
+  let deviceId: string;
+  let secret: string;
+  let counter = 0;
+  let payment: WorkflowDefinition;
+  let runtime: Runtime;
+  let now: Date;
+
+  /** Complete `n` payments offline; returns their workflow ids in order. */
+  const completeOffline = async (n: number, store: Store = edge.store) => {
+    const recorder = createSafRecorder({
+      deviceId,
+      deviceSecret: secret,
+      isOnline: () => false,
+      cardKey: randomBytes(32),
+    });
+    runtime = createRuntime({
+      store,
+      stepsRoot: ENGINE_STEPS,
+      onSettled: recorder.onSettled,
+      onBackgroundError: (error) => {
+        throw error;
+      },
+    });
+    const ids: string[] = [];
+    try {
+      for (let i = 1; i <= n; i++) {
+        const wf = await runtime.start(payment, {
+          amount_minor: 100 * i,
+          currency: 'EUR',
+          card: { token: `tok_${i}`, last4: '4242' },
+        });
+        expect(wf.status).toBe('COMPLETED');
+        ids.push(wf.id);
+      }
+    } finally {
+      await runtime.close();
+    }
+    return ids;
+  };
+
+  const rows = async (store: StoreHandle = edge.store) =>
+    (
+      await sql<QueuedRow>`SELECT workflow_id, sequence_number, record, status, upload_attempts, last_error, synced_at
+        FROM saf_pending_transactions ORDER BY sequence_number`.execute(store.db)
+    ).rows;
+
+  /** What the cloud holds for this device: workflow id → how many rows. */
+  const cloudHeld = async () => {
+    const result = await sql<{
+      idempotency_key: string;
+      device_sequence: number | string;
+      signature: string;
+      n: number | string;
+    }>`SELECT idempotency_key, MIN(device_sequence) AS device_sequence, MIN(signature) AS signature, COUNT(*) AS n
+        FROM saf_transactions WHERE device_id = ${deviceId}
+        GROUP BY idempotency_key ORDER BY MIN(device_sequence)`.execute(gw.handle.store.db);
+    return result.rows.map((r) => ({
+      id: r.idempotency_key,
+      sequence: Number(r.device_sequence),
+      signature: r.signature,
+      n: Number(r.n),
+    }));
+  };
+
+  const client = (fetchImpl?: typeof fetch) =>
+    createCloudClient({
+      baseUrl: gw.url,
+      deviceId,
+      secret,
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    });
+
+  const syncWith = (options: Partial<SafSyncOptions> = {}) => {
+    const log = eventLog<SafSyncEvent>();
+    const sync = createSafSync({
+      store: edge.store,
+      client: client(),
+      timers: manualTimers(),
+      onEvent: log.push,
+      now: () => now,
+      ...options,
+    });
+    return { sync, log };
+  };
+
+  beforeAll(async () => {
+    gw = await startTestGateway(CLOUD_DIALECTS[0]!);
+    payment = await definition(`
+workflow_type: card_payment
+workflow_version: '7'
+automate_next: true
+steps:
+  - { name: approve, type: STANDARD, function: steps.noop }
+`);
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+  beforeEach(async (context) => {
+    deviceId = `edge-saf-${++counter}`;
+    secret = await gw.insertDevice(deviceId);
+    edge = await openEdgeStore();
+    now = new Date('2026-05-01T12:00:00.000Z');
+    context.onTestFinished(() => edge.close());
+  });
+
+  it('uploads in sequence order and batches; the cloud verifies and keeps each record', async () => {
+    const ids = await completeOffline(5);
+    const { sync, log } = syncWith({ batchSize: 2 });
+    const result = await sync.syncNow();
+    expect(result).toEqual({ uploaded: 5, synced: 5, rejected: 0, duplicates: 0, remaining: 0 });
+
+    const acks = log.all('edge.sync.ack');
+    expect(acks.map((a) => a.synced)).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
+    expect(acks.every((a) => a.sequenceGaps.length === 0)).toBe(true);
+    const local = await rows();
+    expect(local.map((r) => [r.status, r.upload_attempts, r.synced_at, r.last_error])).toEqual(
+      ids.map(() => ['SYNCED', 1, now.toISOString(), null]),
+    );
+    // exactly what was signed on the device is what the cloud holds, once each
+    expect(await cloudHeld()).toEqual(
+      local.map((r) => ({
+        id: r.workflow_id,
+        sequence: r.sequence_number,
+        signature: (JSON.parse(r.record) as { signature: string }).signature,
+        n: 1,
+      })),
+    );
+    expect((await readLastSync(edge.store))?.toISOString()).toBe(now.toISOString());
+
+    // nothing left: a second round sends nothing
+    const again = await sync.syncNow();
+    expect(again).toEqual({ uploaded: 0, synced: 0, rejected: 0, duplicates: 0, remaining: 0 });
+  });
+
+  it('partial acceptance: records the cloud refuses are REJECTED with its code, the rest SYNCED', async () => {
+    const ids = await completeOffline(4);
+    // record 2 altered on the device after signing: the cloud's signature check refuses it
+    await sql`UPDATE saf_pending_transactions SET record = json_set(record, '$.amount_minor', 1)
+      WHERE workflow_id = ${ids[1]!}`.execute(edge.store.db);
+    // record 4 signed with a key that is not the device's
+    const forged = JSON.parse((await rows())[3]!.record) as JsonObject;
+    forged.signature = randomBytes(32).toString('base64url');
+    await sql`UPDATE saf_pending_transactions SET record = ${JSON.stringify(forged)}
+      WHERE workflow_id = ${ids[3]!}`.execute(edge.store.db);
+
+    const { sync, log } = syncWith();
+    const result = await sync.syncNow();
+    expect(result).toEqual({ uploaded: 4, synced: 2, rejected: 2, duplicates: 0, remaining: 0 });
+    expect(log.all('edge.sync.ack')[0]?.rejected).toEqual([
+      { workflowId: ids[1], code: 'INVALID_SIGNATURE' },
+      { workflowId: ids[3], code: 'INVALID_SIGNATURE' },
+    ]);
+    expect((await rows()).map((r) => [r.workflow_id, r.status, r.last_error])).toEqual([
+      [ids[0], 'SYNCED', null],
+      [ids[1], 'REJECTED', 'INVALID_SIGNATURE'],
+      [ids[2], 'SYNCED', null],
+      [ids[3], 'REJECTED', 'INVALID_SIGNATURE'],
+    ]);
+    expect((await cloudHeld()).map((h) => h.id)).toEqual([ids[0], ids[2]]);
+    // a refused record is not sent again
+    expect((await sync.syncNow()).uploaded).toBe(0);
+  });
+
+  it('records the cloud already holds count as synced duplicates', async () => {
+    const ids = await completeOffline(3);
+    // an earlier upload of the first two reached the cloud, but its answer never came back
+    const earlier = (await rows()).slice(0, 2).map((r) => JSON.parse(r.record) as unknown);
+    const direct = await gw.asDevice(deviceId, secret, TRANSACTIONS_BATCH_PATH, {
+      method: 'POST',
+      body: JSON.stringify({ records: earlier }),
+    });
+    expect(direct.status).toBe(200);
+
+    const { sync, log } = syncWith();
+    const result = await sync.syncNow();
+    expect(result).toEqual({ uploaded: 3, synced: 3, rejected: 0, duplicates: 2, remaining: 0 });
+    expect(log.all('edge.sync.ack')[0]?.duplicates).toEqual(ids.slice(0, 2));
+    expect((await rows()).every((r) => r.status === 'SYNCED')).toBe(true);
+    expect((await cloudHeld()).map((h) => [h.id, h.n])).toEqual(ids.map((id) => [id, 1]));
+  });
+
+  it('resumes after a lost response without loss or duplication', async () => {
+    const ids = await completeOffline(3);
+    let loseAnswer = true;
+    const lossy: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!loseAnswer) return response;
+      loseAnswer = false;
+      // the cloud committed the batch; the connection drops before the device reads it
+      await response.arrayBuffer();
+      throw new TypeError('fetch failed: other side closed');
+    };
+    const { sync, log } = syncWith({ client: client(lossy) });
+
+    const first = await sync.syncNow();
+    expect(first).toMatchObject({
+      uploaded: 3,
+      synced: 0,
+      remaining: 3,
+      error: { code: 'SAF_UPLOAD_FAILED', retryable: true },
+    });
+    expect(log.all('edge.sync.failed')).toHaveLength(1);
+    expect((await rows()).map((r) => [r.status, r.upload_attempts, r.last_error])).toEqual(
+      ids.map(() => ['PENDING', 1, 'SAF_UPLOAD_FAILED']),
+    );
+    expect((await cloudHeld()).map((h) => h.id)).toEqual(ids);
+    expect(await readLastSync(edge.store)).toBeUndefined();
+
+    const second = await sync.syncNow();
+    expect(second).toEqual({ uploaded: 3, synced: 3, rejected: 0, duplicates: 3, remaining: 0 });
+    expect((await rows()).map((r) => [r.status, r.upload_attempts, r.last_error])).toEqual(
+      ids.map(() => ['SYNCED', 2, null]),
+    );
+    expect((await cloudHeld()).map((h) => [h.id, h.n])).toEqual(ids.map((id) => [id, 1]));
+  });
+
+  it('a device that lost its database gets its reused sequence numbers refused', async () => {
+    await completeOffline(2);
+    const { sync } = syncWith();
+    expect((await sync.syncNow()).synced).toBe(2);
+    // the terminal is re-imaged: a fresh edge store starts numbering at 1 again
+    const fresh = await openEdgeStore();
+    try {
+      const reused = await completeOffline(1, fresh.store);
+      const result = await createSafSync({ store: fresh.store, client: client() }).syncNow();
+      expect(result).toMatchObject({ uploaded: 1, synced: 0, rejected: 1, remaining: 0 });
+      expect((await rows(fresh.store)).map((r) => [r.workflow_id, r.status, r.last_error])).toEqual(
+        [[reused[0], 'REJECTED', 'SEQUENCE_CONFLICT']],
+      );
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('concurrent syncs share the work: each record is sent once', async () => {
+    const ids = await completeOffline(3);
+    let posts = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (init?.method === 'POST') posts++;
+      return fetch(input, init);
+    };
+    const { sync } = syncWith({ client: client(counting) });
+    const [a, b] = await Promise.all([sync.syncNow(), sync.syncNow()]);
+    expect(a.synced + b.synced).toBe(3);
+    expect(a.uploaded + b.uploaded).toBe(3);
+    expect(posts).toBe(1);
+    expect((await cloudHeld()).map((h) => h.id)).toEqual(ids);
+  });
+
+  it('backs off with jitter while the cloud is unreachable; connectivity back syncs after a jittered delay', async () => {
+    const ids = await completeOffline(2);
+    let networkUp = false;
+    const network: typeof fetch = (input, init) =>
+      networkUp ? fetch(input, init) : Promise.reject(new TypeError('fetch failed: ENETUNREACH'));
+    const timers = manualTimers();
+    const backoff = { baseMs: 1_000, maxMs: 60_000 };
+    const random = () => 0.25;
+    const { sync, log } = syncWith({
+      client: client(network),
+      timers,
+      backoff,
+      random,
+      outageJitterMs: 20_000,
+      intervalMs: 300_000,
+    });
+    const scheduled = (reason: string) =>
+      log.upcoming('edge.sync.scheduled', (e) => e.reason === reason);
+    const fireDue = (ms: number) => expect(timers.fire((t) => t.ms === ms)).toBe(1);
+
+    const firstBackoff = scheduled('backoff');
+    sync.start();
+    expect(log.all('edge.sync.scheduled')).toEqual([
+      { type: 'edge.sync.scheduled', reason: 'start', delayMs: 0, failures: 0 },
+    ]);
+    fireDue(0);
+    expect(await firstBackoff).toMatchObject({
+      delayMs: backoffDelay(backoff, 1, random),
+      failures: 1,
+    });
+    expect(backoffDelay(backoff, 1, random)).toBe(625);
+
+    const secondBackoff = scheduled('backoff');
+    fireDue(625);
+    expect(await secondBackoff).toMatchObject({ delayMs: 1_250, failures: 2 });
+    expect((await rows()).map((r) => [r.status, r.upload_attempts, r.last_error])).toEqual(
+      ids.map(() => ['PENDING', 2, 'SAF_UPLOAD_FAILED']),
+    );
+
+    // a new record does not cut the backoff short
+    sync.notifyPending();
+    expect(timers.pending().map((t) => t.ms)).toEqual([1_250]);
+
+    // the network is back: the backoff is forgotten, the sync waits a per-device random delay
+    networkUp = true;
+    sync.notifyOnline();
+    expect(timers.pending().map((t) => t.ms)).toEqual([5_000]);
+    expect(log.all('edge.sync.scheduled').at(-1)).toEqual({
+      type: 'edge.sync.scheduled',
+      reason: 'online',
+      delayMs: 5_000,
+      failures: 0,
+    });
+    const sweep = scheduled('interval');
+    fireDue(5_000);
+    expect(await sweep).toMatchObject({ delayMs: 300_000, failures: 0 });
+    expect(log.all('edge.sync.done').at(-1)?.result).toEqual({
+      uploaded: 2,
+      synced: 2,
+      rejected: 0,
+      duplicates: 0,
+      remaining: 0,
+    });
+    expect((await rows()).map((r) => [r.status, r.upload_attempts])).toEqual(
+      ids.map(() => ['SYNCED', 3]),
+    );
+
+    // a new record is uploaded soon after it is queued
+    sync.notifyPending();
+    expect(
+      timers
+        .pending()
+        .map((t) => t.ms)
+        .sort(),
+    ).toEqual([0]);
+    await sync.stop();
+    expect(timers.pending()).toEqual([]);
+  });
+
+  it('honours Retry-After from an overloaded cloud', async () => {
+    await completeOffline(1);
+    let overloaded = true;
+    const busy: typeof fetch = (input, init) =>
+      overloaded
+        ? Promise.resolve(
+            new Response(JSON.stringify({ code: 'OVERLOADED', status: 503 }), {
+              status: 503,
+              headers: { 'content-type': 'application/problem+json', 'retry-after': '120' },
+            }),
+          )
+        : fetch(input, init);
+    const timers = manualTimers();
+    const { sync, log } = syncWith({
+      client: client(busy),
+      timers,
+      backoff: { baseMs: 1_000, maxMs: 60_000 },
+      random: () => 0,
+    });
+    const backoff = log.upcoming('edge.sync.scheduled', (e) => e.reason === 'backoff');
+    sync.start();
+    timers.fire((t) => t.ms === 0);
+    expect(await backoff).toMatchObject({ delayMs: 120_000, failures: 1 });
+    expect(log.all('edge.sync.failed')).toEqual([
+      {
+        type: 'edge.sync.failed',
+        code: 'SAF_UPLOAD_REFUSED',
+        message: 'the cloud answered the batch with 503 OVERLOADED',
+        retryable: true,
+        status: 503,
+      },
+    ]);
+    overloaded = false;
+    const done = log.upcoming('edge.sync.done');
+    timers.fire((t) => t.ms === 120_000);
+    expect((await done).result).toMatchObject({ synced: 1, remaining: 0 });
+    await sync.stop();
+    expect(timers.pending()).toEqual([]);
+  });
+
+  it('the cloud publishes the offline limits in the signed device configuration', async () => {
+    const limits = { max_unsent_amount_minor: 25_000, max_records: 50, max_age_seconds: 43_200 };
+    const put = await gw.asUser(gw.adminToken, `/api/v1/config/device/${deviceId}`, {
+      method: 'PUT',
+      body: JSON.stringify({ store_and_forward: limits }),
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    const res = await client().request({ path: `/api/v1/devices/${deviceId}/config` });
+    expect(res.status).toBe(200);
+    const doc = checkConfigDocument('device', await res.json(), gw.keys.publicKeyPem, deviceId);
+    expect(safLimitsFromConfig(doc.config as JsonObject)).toEqual({
+      maxUnsentAmountMinor: 25_000,
+      maxRecords: 50,
+      maxAgeSeconds: 43_200,
+    });
+  });
+});

@@ -1,0 +1,293 @@
+/**
+ * Rate limits across two gateways sharing one database (on PostgreSQL each with its own
+ * connection pool, as two processes would have): per API token, per device and per
+ * operator name, over endpoint patterns; never more admitted than the limit in a window
+ * however the requests are spread and raced across the gateways; 429 problem+json with
+ * Retry-After, and RateLimit-* headers on what is admitted; most requests spend a locally
+ * reserved slice instead of writing; a new window admits again; rule changes are audited.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Counter } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createApiToken,
+  createGateway,
+  deviceAuthHeaders,
+  type Gateway,
+} from '../../gateway/index.js';
+import { openStore, type Store } from '../../runtime/index.js';
+import { testClock } from '../support/device.js';
+import { json } from '../support/fleet.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { CLOUD_DIALECTS } from '../support/stores.js';
+
+type Json = Record<string, unknown>;
+
+for (const dialect of CLOUD_DIALECTS) {
+  describe(`rate limits across two gateways on ${dialect.name}`, () => {
+    const clock = testClock();
+    let a: TestGateway;
+    let b: Gateway;
+    let bUrl: string;
+    let bStore: Store | undefined;
+    const secrets: Record<string, string> = {};
+
+    const urls = () => [a.url, bUrl];
+    const asUser = (base: string, token: string, path: string, init: RequestInit = {}) =>
+      fetch(`${base}${path}`, {
+        ...init,
+        headers: {
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          authorization: `Bearer ${token}`,
+        },
+      });
+    const asDevice = (base: string, deviceId: string, path: string) =>
+      fetch(`${base}${path}`, {
+        headers: deviceAuthHeaders(deviceId, secrets[deviceId]!, {
+          method: 'GET',
+          pathWithQuery: path,
+          body: '',
+          timestamp: clock.now().toISOString(),
+        }),
+      });
+    const createRule = async (body: Json) => {
+      const res = await asUser(a.url, a.adminToken, '/api/v1/rate-limits', {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      // the other gateway reads rules again after its refresh interval; do not wait for it
+      b.context.rateLimits.invalidate();
+      return json<{ rule_id: string }>(res);
+    };
+    const operator = async (name: string) =>
+      (await createApiToken(a.handle.store, { name, role: 'operator' })).token;
+    const reservations = async (g: Gateway) => {
+      const metric = g.context.metrics.getSingleMetric(
+        'saffron_rate_limit_reservations_total',
+      ) as Counter;
+      return (await metric.get()).values.reduce((sum, v) => sum + v.value, 0);
+    };
+
+    beforeAll(async () => {
+      a = await startTestGateway(dialect, { now: clock.now });
+      // the second gateway: on PostgreSQL a store of its own on the same schema
+      bStore =
+        dialect.name === 'postgres'
+          ? await openStore(process.env.DATABASE_URL!, {
+              postgres: { schema: a.handle.location, maxConnections: 4 },
+            })
+          : undefined;
+      b = await createGateway({
+        store: bStore ?? a.handle.store,
+        keys: a.keys,
+        now: clock.now,
+        wasmStorageDir: mkdtempSync(join(tmpdir(), 'saffron-wasm-')),
+      });
+      bUrl = await b.listen(0);
+      for (const id of ['rl-dev-1', 'rl-dev-2']) secrets[id] = await a.insertDevice(id);
+    });
+    afterAll(async () => {
+      await b.close();
+      await bStore?.close();
+      await a.close();
+    });
+
+    it('lets only admins manage rules, and refuses patterns that match no route', async () => {
+      const body = {
+        name: 'nope',
+        scope: 'api_key',
+        route_pattern: 'GET /api/v1/devices/:id',
+        max_requests: 5,
+        window_seconds: 60,
+      };
+      const op = await operator('rl-op-0');
+      const forbidden = await asUser(a.url, op, '/api/v1/rate-limits', {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+      expect(forbidden.status).toBe(403);
+      const typo = await asUser(a.url, a.adminToken, '/api/v1/rate-limits', {
+        method: 'POST',
+        body: JSON.stringify({ ...body, route_pattern: 'GET /api/v1/devcies/:id' }),
+      });
+      expect(typo.status).toBe(422);
+      expect(await json(typo)).toMatchObject({ code: 'UNKNOWN_ROUTE_PATTERN' });
+      const malformed = await asUser(a.url, a.adminToken, '/api/v1/rate-limits', {
+        method: 'POST',
+        body: JSON.stringify({ ...body, route_pattern: 'FETCH everything' }),
+      });
+      expect(malformed.status).toBe(422);
+      expect(await a.handle.store.db.selectFrom('rate_limit_rules').selectAll().execute()).toEqual(
+        [],
+      );
+    });
+
+    it('holds a per-token limit across both gateways, with headers and Retry-After', async () => {
+      const rule = await createRule({
+        name: 'device-reads-per-token',
+        scope: 'api_key',
+        route_pattern: 'GET /api/v1/devices/:id',
+        max_requests: 10,
+        window_seconds: 60,
+      });
+      const token = await operator('rl-op-1');
+      const statuses: number[] = [];
+      const remaining: (string | null)[] = [];
+      for (let i = 0; i < 14; i++) {
+        const res = await asUser(urls()[i % 2]!, token, '/api/v1/devices/rl-dev-1');
+        statuses.push(res.status);
+        if (res.status === 200) {
+          expect(res.headers.get('ratelimit-limit')).toBe('10');
+          remaining.push(res.headers.get('ratelimit-remaining'));
+          const reset = Number(res.headers.get('ratelimit-reset'));
+          expect(reset).toBeGreaterThanOrEqual(1);
+          expect(reset).toBeLessThanOrEqual(60);
+        } else {
+          expect(res.headers.get('content-type')).toContain('application/problem+json');
+          const retry = Number(res.headers.get('retry-after'));
+          expect(Number.isInteger(retry) && retry >= 1 && retry <= 60).toBe(true);
+          expect(res.headers.get('ratelimit-remaining')).toBe('0');
+          expect(await json(res)).toMatchObject({
+            status: 429,
+            code: 'RATE_LIMITED',
+            rule: 'device-reads-per-token',
+            limit: 10,
+          });
+        }
+      }
+      expect(statuses).toEqual([...Array<number>(10).fill(200), 429, 429, 429, 429]);
+      expect(remaining).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+      // the shared counter shows the token's use of this window (refusals are not counted)
+      const usage = await json<{ usage: { subjects: { subject: string; count: number }[] } }>(
+        await asUser(bUrl, a.adminToken, `/api/v1/rate-limits/${rule.rule_id}`),
+      );
+      expect(usage.usage.subjects.map((u) => u.count)).toEqual([10]);
+      expect(usage.usage.subjects[0]!.subject).toMatch(/^token:/);
+
+      // another token has its own budget; other routes are not covered
+      const other = await operator('rl-op-2');
+      expect((await asUser(bUrl, other, '/api/v1/devices/rl-dev-1')).status).toBe(200);
+      const list = await asUser(a.url, token, '/api/v1/devices');
+      expect(list.status).toBe(200);
+      expect(list.headers.get('ratelimit-limit')).toBeNull();
+
+      // the next window admits again
+      clock.advance(60_000);
+      expect((await asUser(bUrl, token, '/api/v1/devices/rl-dev-1')).status).toBe(200);
+    });
+
+    it('admits exactly the limit when both gateways are raced at once', async () => {
+      const token = await operator('rl-op-3');
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          asUser(urls()[i % 2]!, token, '/api/v1/devices/rl-dev-2').then(async (res) => {
+            await res.arrayBuffer();
+            return res.status;
+          }),
+        ),
+      );
+      expect(results.filter((s) => s === 200)).toHaveLength(10);
+      expect(results.filter((s) => s === 429)).toHaveLength(30);
+    });
+
+    it('holds a per-device limit on signed device requests', async () => {
+      await createRule({
+        name: 'polls-per-device',
+        scope: 'device',
+        route_pattern: 'GET /api/v1/devices/:id/commands',
+        max_requests: 3,
+        window_seconds: 30,
+      });
+      const polls: number[] = [];
+      for (let i = 0; i < 5; i++)
+        polls.push(
+          (await asDevice(urls()[i % 2]!, 'rl-dev-1', '/api/v1/devices/rl-dev-1/commands')).status,
+        );
+      expect(polls).toEqual([200, 200, 200, 429, 429]);
+      // another device, and the same device on other routes, are not limited by it
+      expect((await asDevice(bUrl, 'rl-dev-2', '/api/v1/devices/rl-dev-2/commands')).status).toBe(
+        200,
+      );
+      expect((await asDevice(a.url, 'rl-dev-1', '/api/v1/devices/rl-dev-1')).status).toBe(200);
+    });
+
+    it('spends locally reserved slices: exactly the limit, with far fewer writes than requests', async () => {
+      await createRule({
+        name: 'device-lists-per-operator',
+        scope: 'user',
+        route_pattern: 'GET /api/v1/devices',
+        max_requests: 200,
+        window_seconds: 3600,
+      });
+      const token = await operator('rl-op-4');
+      const writesBefore = (await reservations(a.gateway)) + (await reservations(b));
+      let admitted = 0;
+      for (let i = 0; i < 300; i++) {
+        const res = await asUser(urls()[i % 2]!, token, '/api/v1/devices?limit=1');
+        await res.arrayBuffer();
+        if (res.status === 200) admitted++;
+        else expect(res.status).toBe(429);
+      }
+      expect(admitted).toBe(200);
+      const writes = (await reservations(a.gateway)) + (await reservations(b)) - writesBefore;
+      expect(writes).toBeGreaterThan(0);
+      expect(writes).toBeLessThan(75);
+      // the shared counter holds what was granted: exactly the limit
+      const rows = await a.handle.store.db
+        .selectFrom('rate_limit_tracking')
+        .select(['subject_key', 'request_count'])
+        .where('subject_key', '=', 'user:rl-op-4')
+        .execute();
+      expect(rows).toHaveLength(1);
+      expect(Number(rows[0]!.request_count)).toBe(200);
+    });
+
+    it('stops applying a rule deleted on the other gateway, and audits every change', async () => {
+      const rule = await createRule({
+        name: 'everything-per-operator',
+        scope: 'user',
+        route_pattern: '*',
+        max_requests: 1,
+        window_seconds: 60,
+      });
+      const token = await operator('rl-op-5');
+      expect((await asUser(bUrl, token, '/api/v1/devices/rl-dev-1')).status).toBe(200);
+      expect((await asUser(bUrl, token, '/api/v1/devices/rl-dev-1')).status).toBe(429);
+      // disabled through gateway A, applied by B after its refresh
+      const patched = await asUser(a.url, a.adminToken, `/api/v1/rate-limits/${rule.rule_id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ max_requests: 2 }),
+      });
+      expect(patched.status).toBe(200);
+      b.context.rateLimits.invalidate();
+      expect((await asUser(bUrl, token, '/api/v1/devices/rl-dev-1')).status).toBe(200);
+      // deleted through A while B still holds the rule: B's next reservation finds it gone
+      const other = await operator('rl-op-6');
+      const deleted = await asUser(a.url, a.adminToken, `/api/v1/rate-limits/${rule.rule_id}`, {
+        method: 'DELETE',
+      });
+      expect(deleted.status).toBe(204);
+      for (let i = 0; i < 3; i++)
+        expect((await asUser(bUrl, other, '/api/v1/devices/rl-dev-2')).status).toBe(200);
+
+      const audit = await a.handle.store.db
+        .selectFrom('command_audit_log')
+        .select(['event_type', 'actor'])
+        .where('event_type', 'like', 'RATE_LIMIT_RULE_%')
+        .orderBy('id')
+        .execute();
+      expect(audit.map((r) => r.event_type)).toEqual([
+        'RATE_LIMIT_RULE_CREATED',
+        'RATE_LIMIT_RULE_CREATED',
+        'RATE_LIMIT_RULE_CREATED',
+        'RATE_LIMIT_RULE_CREATED',
+        'RATE_LIMIT_RULE_UPDATED',
+        'RATE_LIMIT_RULE_DELETED',
+      ]);
+      expect(new Set(audit.map((r) => r.actor))).toEqual(new Set(['test admin']));
+    });
+  });
+}
