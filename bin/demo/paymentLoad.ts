@@ -71,9 +71,9 @@ export function drawPayment(random: () => number, acquirerUrl: string): JsonObje
 export function countOutcome(counts: PaymentCounts, record: WorkflowRecord): void {
   const decision = (record.state as { decision?: { status?: unknown; mode?: unknown } }).decision;
   if (record.status !== 'COMPLETED' || !decision) counts.failed++;
-  else if (decision.status === 'APPROVED')
-    decision.mode === 'ONLINE' ? counts.approvedOnline++ : counts.approvedOffline++;
-  else counts.declined++;
+  else if (decision.status !== 'APPROVED') counts.declined++;
+  else if (decision.mode === 'ONLINE') counts.approvedOnline++;
+  else counts.approvedOffline++;
 }
 
 /** Run payments on `agent` until `signal` aborts; resolves when the last one ended. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import wabtInit from 'wabt';
 
 const source = fileURLToPath(new URL('./fraud_rules.wat', import.meta.url));

@@ -1,4 +1,5 @@
 // Step functions of store_settlement.yaml (cloud side).
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Parks the workflow in WAITING_HUMAN_INPUT until a manager resumes it. */
 export class WorkflowPauseDirective extends Error {
@@ -39,7 +40,7 @@ export function manager_review(state, context) {
 /** Send the settlement to the acquirer (a worker runs this as a queued task). */
 export async function settle(state) {
   // the acquirer's settlement host takes a moment to acknowledge a file
-  await new Promise((resolve) => setTimeout(resolve, 1500 + Math.floor(Math.random() * 1500)));
+  await sleep(1500 + Math.floor(Math.random() * 1500));
   return {
     settlement: {
       reference: `STL-${state.store}-${Date.now().toString(36).toUpperCase()}`,
