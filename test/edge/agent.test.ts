@@ -304,6 +304,47 @@ describe('edge agent offline, through its local API', () => {
   });
 });
 
+describe('edge agent with the threads executor', () => {
+  it('runs the POS payment with step functions on worker threads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'saffron-agent-threads-'));
+    const folder = workflowsFolder(dir);
+    const dbPath = join(dir, 'edge.db');
+    await seedDatabase(dbPath);
+    const { agent } = startAgent({
+      deviceId: 'pos-agent-threads',
+      deviceSecret: 'agent-test-secret-0123456789abcdef',
+      cloudUrl: `http://127.0.0.1:${await closedPort()}`,
+      dbPath,
+      cardKey: Buffer.alloc(32, 4),
+      stepsRoot: folder,
+      workflowDirs: [folder],
+      executor: 'threads',
+      cloudPublicKeyPem: ephemeralKeyring().publicKeyPem,
+    });
+    await agent.start();
+    try {
+      const outcome = await agent.runWorkflow({
+        workflowType: 'pos_payment',
+        data: { amount_minor: 700, currency: 'EUR', card: { token: 'tok_t', last4: '4242' } },
+      });
+      expect(outcome).toMatchObject({
+        kind: 'ran',
+        created: true,
+        record: { status: 'COMPLETED' },
+      });
+      if (outcome.kind === 'ran')
+        expect(outcome.record.state.decision).toMatchObject({
+          status: 'APPROVED',
+          mode: 'OFFLINE',
+        });
+      expect((await agent.status()).saf.pending_count).toBe(1);
+    } finally {
+      await agent.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('edge agent with a cloud: hot-deployed definitions and REBOOT', () => {
   const dir = mkdtempSync(join(tmpdir(), 'saffron-agent-cloud-'));
   let gw: TestGateway;

@@ -1,0 +1,59 @@
+/**
+ * How an edge agent is set up: who the device is, where its cloud and database are, where
+ * its workflows and step functions live, and the knobs of its background work. Everything
+ * the agent reaches outside itself (fetch, clock, timers, randomness) can be injected.
+ */
+import type { SecretProvider, WasmLimits } from '../../runtime/index.js';
+import type { EdgeTimers } from '../timers/timers.js';
+import type { RestartRequest } from './agentHandlers.js';
+import type { AgentLogger } from './agentLog.js';
+
+/** How the agent is set up. */
+export interface EdgeAgentOptions {
+  deviceId: string;
+  /** The device secret from registration: signs requests and SAF records. */
+  deviceSecret: string;
+  /** Base URL of the cloud (e.g. `http://127.0.0.1:8080`). */
+  cloudUrl: string;
+  /** The SQLite file (created with its folder when missing). */
+  dbPath: string;
+  /** The 32-byte AES-256-GCM key that encrypts card payloads of SAF records. */
+  cardKey: Buffer;
+  /** Root of step modules. */
+  stepsRoot: string;
+  /** Folders of installed workflow YAML files. */
+  workflowDirs?: readonly string[];
+  /** Where step functions run (default inline). */
+  executor?: 'inline' | 'threads';
+  /**
+   * Limits of the WASM sandbox; `threads` shares one thread pool between the agents of one
+   * process (a simulator or test hosting many terminals), instead of two threads per agent.
+   */
+  wasm?: WasmLimits;
+  /** The cloud's Ed25519 public key provisioned with the device (else fetched once and pinned). */
+  cloudPublicKeyPem?: string;
+  /** Secrets of `{{ secrets.NAME }}` (default: SAFFRON_SECRET_<NAME>). */
+  secrets?: SecretProvider;
+  /** Longest wait between reconnects and retries (60 s). */
+  maxBackoffMs?: number;
+  /** Largest random delay before the first upload after an outage (set by the SAF sync when absent). */
+  syncJitterMs?: number;
+  /** Records per SAF upload (set by the SAF sync when absent). */
+  safBatchSize?: number;
+  /** Period of the metrics report (5 min). */
+  metricsIntervalMs?: number;
+  /** Poll period for commands while the socket is down (30 s). */
+  commandPollIntervalMs?: number;
+  /**
+   * Called after a REBOOT command was acked (and its delay passed): restart the agent. The CLI
+   * stops it and exits with a code its supervisor restarts it on. Without one the command is
+   * acked and only logged.
+   */
+  onRestart?: (request: RestartRequest) => void;
+  log?: AgentLogger;
+  /** Injected for tests; defaults to the global fetch, wall clock, timers and Math.random. */
+  fetch?: typeof fetch;
+  now?: () => Date;
+  timers?: EdgeTimers;
+  random?: () => number;
+}

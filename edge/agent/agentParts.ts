@@ -1,0 +1,247 @@
+/**
+ * Assembling an agent's parts over its SQLite file, in dependency order: store (edge tables
+ * created if absent) → signed cloud client wrapped by the connectivity tracker → workflow
+ * catalog (installed files, then hot-deployed definitions) → SAF recorder → WASM cache →
+ * engine (its settle hook the recorder, its WASM source the cache) → SAF sync → metrics →
+ * command channel with every handler. Nothing here talks to the network or starts a
+ * background loop: that is `start()`'s job (createEdgeAgent.ts).
+ */
+import { dirname } from 'node:path';
+import {
+  createRuntime,
+  createWorkflowRegistry,
+  type Runtime,
+  type Service,
+} from '../../actors/index.js';
+import {
+  ensureEdgeSchema,
+  envSecrets,
+  inlineExecutor,
+  openStore,
+  SaffronError,
+  threadsExecutor,
+  toError,
+  type Store,
+} from '../../runtime/index.js';
+import { createCloudClient } from '../cloud/cloudClient.js';
+import { createCommandChannel, type CommandChannel } from '../commands/commandChannel.js';
+import { defaultCommandHandlers } from '../commands/defaultHandlers.js';
+import type { ConfigSync } from '../config/configSync.js';
+import { createMetricsReporter, type MetricsReporter } from '../metrics/metricsReporter.js';
+import { createSafRecorder, type SafRecorder } from '../saf/safRecorder.js';
+import { createSafSync, type SafSync } from '../sync/safSync.js';
+import type { EdgeTimers } from '../timers/timers.js';
+import { createWasmCache, type WasmCache } from '../wasm/wasmCache.js';
+import { agentCommandHandlers, type RestartRequest } from './agentHandlers.js';
+import {
+  commandEntry,
+  connectivityEntry,
+  metricsEntry,
+  syncEntry,
+  wasmEntry,
+  type AgentLogger,
+} from './agentLog.js';
+import type { EdgeAgentOptions } from './agentOptions.js';
+import { createConnectivity, type Connectivity } from './connectivity.js';
+import { AgentError } from './errors.js';
+import { createWorkflowCatalog, type WorkflowCatalog } from './workflowCatalog.js';
+
+/** The parts of a running agent. */
+export interface AgentParts {
+  store: Store;
+  connectivity: Connectivity;
+  runtime: Runtime;
+  /** The engine's maintenance loop (timers, zombie recovery); set by `start()`. */
+  service: Service | undefined;
+  catalog: WorkflowCatalog;
+  recorder: SafRecorder;
+  wasm: WasmCache;
+  commands: CommandChannel;
+  metrics: MetricsReporter;
+  sync: SafSync;
+  /** Set once the cloud key is known (agentConfig.ts). */
+  config: ConfigSync | undefined;
+}
+
+/** What the parts share: the options, injected clock/timers/randomness and the agent's hooks. */
+export interface AgentContext {
+  options: EdgeAgentOptions;
+  now: () => Date;
+  timers: EdgeTimers;
+  random: () => number;
+  maxBackoffMs: number;
+  log: AgentLogger;
+  /** Log `error` as `event` (its code and message only). */
+  fail(event: string, msg: string, error: unknown): void;
+  /** Run `callback` after `ms` unless the agent stops first. */
+  later(ms: number, callback: () => void): void;
+  /** A REBOOT was acked. */
+  restart(request: RestartRequest): void;
+}
+
+/** Log-safe description of an error: its code and message. */
+export function failureEntry(event: string, msg: string, error: unknown) {
+  const e = toError(error);
+  return {
+    level: 'error' as const,
+    event,
+    msg: `${msg}: ${e.message}`,
+    ...(e instanceof SaffronError ? { code: e.code } : {}),
+  };
+}
+
+/** Fetch those of `hashes` not cached yet, in the background. */
+export function prefetchMissing(parts: AgentParts, ctx: AgentContext, hashes: string[]): void {
+  if (hashes.length === 0) return;
+  parts.wasm
+    .missing(hashes)
+    .then((missing) => {
+      if (missing.length > 0) parts.wasm.prefetch(missing);
+    })
+    .catch((error: unknown) => ctx.fail('edge.wasm.failed', 'WASM prefetch failed', error));
+}
+
+/** Open the store and build every part (see the module comment). */
+export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
+  const { options, now, timers, random, maxBackoffMs, log } = ctx;
+  const store = await openStore(options.dbPath);
+  try {
+    await ensureEdgeSchema(store);
+    const connectivity = createConnectivity(
+      createCloudClient({
+        baseUrl: options.cloudUrl,
+        deviceId: options.deviceId,
+        secret: options.deviceSecret,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        now,
+      }),
+      {
+        now,
+        onChange: (change) => {
+          log(connectivityEntry(change));
+          if (change.online) parts.sync.notifyOnline();
+        },
+      },
+    );
+    const cloud = connectivity.client;
+    const registry = createWorkflowRegistry();
+    const catalog = createWorkflowCatalog({
+      store,
+      registry,
+      stepsRoot: options.stepsRoot,
+      ...(options.workflowDirs ? { workflowDirs: options.workflowDirs } : {}),
+      now,
+    });
+    for (const skip of (await catalog.load()).skipped)
+      log({
+        level: 'warn',
+        event: 'edge.workflow.skipped',
+        msg: `hot-deployed workflow ${skip.workflowType} no longer loads and is not used: ${skip.message}`,
+      });
+    const recorder = createSafRecorder({
+      deviceId: options.deviceId,
+      deviceSecret: options.deviceSecret,
+      isOnline: connectivity.isOnline,
+      cardKey: options.cardKey,
+      clock: now,
+      onEvent: (event) =>
+        log({
+          level: 'warn',
+          event: event.type,
+          msg: `card data or secrets taken out of the SAF record of workflow ${event.workflowId} at ${event.paths.join(', ')}`,
+        }),
+    });
+    const wasm = createWasmCache({ store, cloud, onEvent: (e) => log(wasmEntry(e)), now });
+    const runtime = createRuntime({
+      store,
+      stepsRoot: options.stepsRoot,
+      executor:
+        options.executor === 'threads'
+          ? threadsExecutor({ stepsRoot: options.stepsRoot })
+          : inlineExecutor({ stepsRoot: options.stepsRoot }),
+      registry,
+      secrets: options.secrets ?? envSecrets(),
+      wasmSource: wasm.source({ fetchOnMiss: true }),
+      ...(options.wasm ? { wasm: options.wasm } : {}),
+      onSettled: recorder.onSettled,
+      onBackgroundError: (error, id) =>
+        ctx.fail('edge.workflow.failed', `background drive of workflow ${id} failed`, error),
+    });
+    const sync = createSafSync({
+      store,
+      client: cloud,
+      ...(options.safBatchSize !== undefined ? { batchSize: options.safBatchSize } : {}),
+      ...(options.syncJitterMs !== undefined ? { outageJitterMs: options.syncJitterMs } : {}),
+      backoff: { baseMs: 1_000, maxMs: maxBackoffMs },
+      timers,
+      random,
+      onEvent: (event) => log(syncEntry(event)),
+    });
+    const metrics = createMetricsReporter({
+      store,
+      cloud,
+      dataDir: dirname(options.dbPath),
+      networkAvailable: connectivity.isOnline,
+      ...(options.metricsIntervalMs !== undefined ? { intervalMs: options.metricsIntervalMs } : {}),
+      onEvent: (event) => log(metricsEntry(event)),
+      now,
+      timers,
+    });
+    const handlers = {
+      ...defaultCommandHandlers({
+        config: {
+          pollNow: (o) => {
+            if (!parts.config)
+              throw new AgentError(
+                'AGENT_NOT_RUNNING',
+                'configuration sync has not started: the cloud public key is not pinned yet',
+              );
+            return parts.config.pollNow(o);
+          },
+          status: () => parts.config!.status(),
+        },
+        wasm,
+        metrics,
+      }),
+      ...agentCommandHandlers({
+        catalog,
+        syncTransactions: () => sync.syncNow(),
+        prefetchWasm: (hashes) => prefetchMissing(parts, ctx, hashes),
+        restart: (request) => ctx.restart(request),
+      }),
+    };
+    const commands = createCommandChannel({
+      store,
+      cloud,
+      handlers,
+      reconnect: { baseMs: 1_000, maxMs: maxBackoffMs },
+      ...(options.commandPollIntervalMs !== undefined
+        ? { pollIntervalMs: options.commandPollIntervalMs }
+        : {}),
+      onEvent: (event) => {
+        if (event.type === 'edge.commands.connected') connectivity.reachable('websocket');
+        log(commandEntry(event));
+      },
+      now,
+      timers,
+      random,
+    });
+    const parts: AgentParts = {
+      store,
+      connectivity,
+      runtime,
+      service: undefined,
+      catalog,
+      recorder,
+      wasm,
+      commands,
+      metrics,
+      sync,
+      config: undefined,
+    };
+    return parts;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
