@@ -32,13 +32,19 @@ import { type BenchOptions, type BenchResult } from './harness.js';
 import { benchSchemas } from './queue/schemas.js';
 import { writeReport } from './system/report.js';
 import { runSafPart } from './system/safPart.js';
-import { settingsOf } from './system/settings.js';
+import { settingsOf, type Part } from './system/settings.js';
 import { runStormPart } from './system/stormPart.js';
 import { runWorkflowPart } from './system/workflowPart.js';
 
 async function serverVersion(pool: pg.Pool): Promise<string> {
   const { rows } = await pool.query<{ server_version: string }>('SHOW server_version');
   return rows[0]!.server_version;
+}
+
+/** When the PostgreSQL server started (changes when something restarts it). */
+async function startedAt(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ t: string }>('SELECT pg_postmaster_start_time()::text AS t');
+  return rows[0]!.t;
 }
 
 /** Run the system benchmark. */
@@ -62,7 +68,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const cleanUp = () =>
     (cleaning ??= (async () => {
       for (const kill of live) kill();
-      await schemas.dropAll();
+      await schemas
+        .dropAll()
+        .catch((error: unknown) =>
+          progress(`system: could not drop every schema: ${String(error)}`),
+        );
       await pool.end();
     })());
   const onSignal = (signal: NodeJS.Signals) => {
@@ -77,9 +87,31 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `PostgreSQL ${await serverVersion(pool)} on the same machine, ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; parts: ${s.parts.join(', ')}`,
     );
     const shared = { url, pool, schemas, live, progress };
-    if (s.parts.includes('workflows')) await runWorkflowPart(s, shared, result);
-    if (s.parts.includes('saf')) await runSafPart(s, shared, result);
-    if (s.parts.includes('storm')) await runStormPart(s, shared, result);
+    const parts: Record<Part, () => Promise<void>> = {
+      workflows: () => runWorkflowPart(s, shared, result),
+      saf: () => runSafPart(s, shared, result),
+      storm: () => runStormPart(s, shared, result),
+    };
+    // a part that fails (the database restarted under it, a child process died) is reported
+    // in the notes; the parts after it still run and the results measured so far are kept
+    for (const part of s.parts) {
+      const before = await startedAt(pool).catch(() => null);
+      try {
+        await parts[part]();
+      } catch (error) {
+        const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        progress(`${part}: failed: ${text}`);
+        result.notes.push(`the ${part} part failed: ${text.split('\n')[0]}`);
+      }
+      // another process on a shared machine may restart the server: say so next to the figures
+      const after = await startedAt(pool).catch(() => null);
+      if (before === null || after !== before) {
+        progress(`${part}: PostgreSQL restarted during this part`);
+        result.notes.push(
+          `PostgreSQL was restarted during the ${part} part (by another process): its figures are not valid`,
+        );
+      }
+    }
     result.notes.push(`whole run: ${((performance.now() - began) / 1000).toFixed(0)} s`);
   } finally {
     process.off('SIGINT', onSignal);

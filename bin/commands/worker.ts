@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { workflowWebhookHook } from '../../gateway/index.js';
-import { engineTarget } from '../engineStore.js';
 import type { CliIo } from '../io.js';
 import {
   engineOptions,
@@ -94,9 +93,9 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
         runtime: {
           heartbeatIntervalMs: heartbeatMs,
           taskLeaseMs: leaseMs,
-          // a workflow a worker finishes ends here, not in a gateway: on the cloud database
-          // its workflow.completed / workflow.failed webhook event must be written here too
-          ...(engineTarget(options, io).kind === 'sqlite' ? {} : { onSettled: workflowWebhookHook() }),
+          // a workflow a worker finishes ends here, not in a gateway: its workflow.completed /
+          // workflow.failed webhook event is written here (a no-op on an SQLite store)
+          onSettled: workflowWebhookHook(),
         },
         // task completions, the LISTEN connection and the maintenance lock each hold one
         connections: concurrency * 2 + 4,

@@ -8,6 +8,7 @@ export { hashMatches, isSha256Hex, sha256Hex } from './hash.js';
 export { capMemory, hasWasmHeader, WASM_PAGE_BYTES } from './memoryLimit.js';
 export {
   createWasmRunner,
+  createWasmThreadPool,
   DEFAULT_WASM_MAX_OUTPUT_BYTES,
   DEFAULT_WASM_MEMORY_LIMIT_MB,
   type WasmCall,
@@ -15,6 +16,7 @@ export {
   type WasmLimits,
   type WasmRunner,
   type WasmRunnerOptions,
+  type WasmThreadPool,
 } from './runner.js';
 export type { WasmThreadStats } from './worker.js';
 export {

@@ -18,7 +18,8 @@
  * thread compiles again.
  *
  * The pool starts on the first call, so a runtime whose workflows have no WASM step never
- * starts threads.
+ * starts threads. Runners may share one pool ({@link createWasmThreadPool}), as the runtimes
+ * of many edge agents in one process do.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -42,6 +43,20 @@ export interface WasmRunnerOptions {
   memoryLimitMb?: number;
   /** Most bytes a guest may write on stdout (default 1 MiB). */
   maxOutputBytes?: number;
+  /**
+   * Threads shared with other runners (their owner closes them): a process hosting many
+   * edge agents — each with its own runtime — gives them one pool instead of starting
+   * `maxThreads` threads per agent. By default the runner owns a pool of `maxThreads`.
+   */
+  threads?: WasmThreadPool;
+}
+
+/** Worker threads that run WASM tasks; {@link createWasmRunner} runners may share one. */
+export interface WasmThreadPool {
+  /** Run one task on a thread (started on the first call). */
+  run(task: WasmTask, options: { signal: AbortSignal }): Promise<WasmTaskOutcome>;
+  /** Stop the threads. */
+  close(): Promise<void>;
 }
 
 /** Limits of a runner that a caller may set. */
@@ -102,23 +117,32 @@ function failure(
   return { ok: false, error: new WasmError(code, message, options), stderr: '' };
 }
 
+/** A pool of at most `maxThreads` (and at most the core count) threads, started on first use. */
+export function createWasmThreadPool(maxThreads = 2): WasmThreadPool {
+  const size = Math.max(1, Math.min(maxThreads, availableParallelism()));
+  let pool: Piscina<WasmTask, WasmTaskOutcome> | undefined;
+  return {
+    run(task, options) {
+      pool ??= new Piscina<WasmTask, WasmTaskOutcome>({
+        filename: workerFilename(),
+        minThreads: size,
+        maxThreads: size,
+      });
+      return pool.run(task, options);
+    },
+    close: () => (pool ? pool.destroy() : Promise.resolve()),
+  };
+}
+
 /** Create a runner; its threads start with the first call. */
 export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
-  const maxThreads = Math.max(1, Math.min(options.maxThreads ?? 2, availableParallelism()));
+  const threads = options.threads ?? createWasmThreadPool(options.maxThreads);
   const memoryLimitMb = options.memoryLimitMb ?? DEFAULT_WASM_MEMORY_LIMIT_MB;
   const maxMemoryPages = Math.floor((memoryLimitMb * 2 ** 20) / WASM_PAGE_BYTES);
   if (!(maxMemoryPages >= 1 && maxMemoryPages <= 65_536))
     throw new RangeError(`memoryLimitMb must be between 1 and 4096, got ${memoryLimitMb}`);
   const maxStdoutBytes = options.maxOutputBytes ?? DEFAULT_WASM_MAX_OUTPUT_BYTES;
-  let pool: Piscina<WasmTask, WasmTaskOutcome> | undefined;
   let closing: Promise<void> | undefined;
-
-  const startPool = () =>
-    (pool ??= new Piscina<WasmTask, WasmTaskOutcome>({
-      filename: workerFilename(),
-      minThreads: maxThreads,
-      maxThreads,
-    }));
 
   async function execute(call: WasmCall, bytes: Uint8Array): Promise<WasmCallResult> {
     const started = new Int32Array(new SharedArrayBuffer(4));
@@ -150,7 +174,7 @@ export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
     call.signal?.addEventListener('abort', onAbort, { once: true });
     let outcome: WasmTaskOutcome;
     try {
-      outcome = await startPool().run(task, { signal: controller.signal });
+      outcome = await threads.run(task, { signal: controller.signal });
     } catch (cause) {
       if (timedOut)
         return failure(
@@ -207,7 +231,8 @@ export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
       return execute(call, bytes);
     },
     close() {
-      closing ??= pool ? pool.destroy() : Promise.resolve();
+      // shared threads are their owner's to stop
+      closing ??= options.threads ? Promise.resolve() : threads.close();
       return closing;
     },
   };

@@ -4,7 +4,8 @@
  * and customers paying at them (the demo's `runPayments`). Many agents per process is how
  * hundreds of terminals fit a small machine; the run SIGKILLs a host at random and starts it
  * again over the same files, and the agents must pick up where the dead process left off
- * (`start()` drives the workflows it left mid-flight).
+ * (`start()` drives the workflows it left mid-flight). The agents share one WASM thread pool:
+ * two threads per agent (the default for a real terminal) would be hundreds per host.
  *
  * Usage: `node --import tsx test/chaos/agentHost.ts <spec.json>`. Reports on stdout as JSON
  * lines (hostProtocol.ts): ready, payment counts and SAF backlog every second, every command
@@ -15,6 +16,7 @@ import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createEdgeAgent, type AgentLogEntry, type EdgeAgent } from '../../edge/index.js';
+import { createWasmThreadPool } from '../../runtime/index.js';
 import { mapSecrets } from '../../runtime/template/index.js';
 import { emptyCounts } from '../../bin/demo/demoStats.js';
 import { runPayments } from '../../bin/demo/paymentLoad.js';
@@ -22,6 +24,8 @@ import type { HostCommand, HostDevice, HostMessage, HostSpec } from './hostProto
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as HostSpec;
 const host = spec.host;
+/** One WASM thread pool for every agent of the host (the fraud rules run in WASM). */
+const wasmThreads = createWasmThreadPool(2);
 const say = (message: HostMessage) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
 /** Agent errors passed up per device and event (the rest is only in the host's log). */
@@ -62,18 +66,19 @@ function agentOf(device: HostDevice): EdgeAgent {
     workflowDirs: [spec.exampleDir],
     cloudPublicKeyPem: spec.publicKeyPem,
     secrets: mapSecrets({ ACQUIRER_TOKEN: 'chaos-acquirer-token' }),
+    wasm: { threads: wasmThreads },
     // minutes of a real terminal's life in seconds: quick retries, a short upload jitter
     maxBackoffMs: 3_000,
     syncJitterMs: 2_000,
-    metricsIntervalMs: 30_000,
+    metricsIntervalMs: 60_000,
     commandPollIntervalMs: 2_000,
     log: logFor(device.deviceId),
   });
 }
 
 /**
- * Start `agents`, `concurrency` at a time (a host of fifty should not open fifty stores at
- * once), handing each to `onStarted` as soon as it is up.
+ * Start `agents`, `concurrency` at a time (starts wait on the disk and the cloud as much as on
+ * the CPU), handing each to `onStarted` as soon as it is up.
  */
 async function startAll(
   agents: EdgeAgent[],
@@ -105,7 +110,7 @@ async function main(): Promise<void> {
   setMaxListeners(agents.length + 10, stopPayments.signal);
   // a terminal takes payments as soon as its own agent is up, not when the whole host is
   const load: Promise<void>[] = [];
-  await startAll(agents, 8, (agent) =>
+  await startAll(agents, 16, (agent) =>
     load.push(
       runPayments(agent, {
         counts,
@@ -151,6 +156,7 @@ async function main(): Promise<void> {
   await Promise.all(load);
   clearInterval(ticker);
   await Promise.all(agents.map((a) => a.stop()));
+  await wasmThreads.close();
   say({ t: 'stopped', host, counts: { ...counts } });
 }
 

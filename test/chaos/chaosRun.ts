@@ -27,22 +27,19 @@ import { loadKeyring } from '../../gateway/index.js';
 import { openStore, type Store } from '../../runtime/index.js';
 import { adminApi } from './adminApi.js';
 import { startAgentHosts, type AgentHosts } from './agentHosts.js';
-import { isDrained, readCloudBacklog, type CloudBacklog } from './cloudBacklog.js';
+import type { CloudBacklog } from './cloudBacklog.js';
 import { writeCloudFlow } from './cloudFlow.js';
 import { createChaosCloud, type ChaosCloud } from './cloudProcesses.js';
-import { planFaults, type PlannedFault } from './faultPlan.js';
-import { publishFleetConfig, setUpFleet, type ChaosFleet } from './fleet.js';
+import { drainAfterStorm, waitForWebhooks } from './drain.js';
+import { planFaults } from './faultPlan.js';
+import { setUpFleet, type ChaosFleet } from './fleet.js';
 import { checkInvariants } from './invariants/checkInvariants.js';
 import type { InvariantResult } from './invariants/invariant.js';
-import type { ManagedProcess, UnplannedExit } from './managedProcess.js';
+import type { UnplannedExit } from './managedProcess.js';
 import { startNetworkFaults, type NetworkFaultCounts } from './networkFaults.js';
-import {
-  broadcastDiagnostic,
-  registerWebhooks,
-  sendCommand,
-  startCloudWorkflows,
-} from './operatorLoad.js';
-import { createChaosDatabase, restartPostgres } from './postgres.js';
+import { registerWebhooks, startCloudWorkflows } from './operatorLoad.js';
+import { createChaosDatabase } from './postgres.js';
+import { runFaults } from './runFaults.js';
 import { seededRandom } from './seededRandom.js';
 import type { ChaosSize } from './sizes.js';
 import { startWebhookReceiver } from './webhookReceiver.js';
@@ -88,6 +85,8 @@ export interface ChaosReport {
   drain: { drained: boolean; last: CloudBacklog | null };
   cloudWorkflows: { confirmed: number; failed: number };
   invariants: InvariantResult[];
+  /** Errors the agents logged (the first few per device and kind; informational). */
+  agentErrors: { count: number; examples: string[] };
   events: { t: number; text: string }[];
   /** Where the processes' logs were kept (only when the run failed). */
   logsDir: string | null;
@@ -123,9 +122,6 @@ export async function runChaos(
     unplannedExits.push(exit);
     event(`${exit.name} exited on its own (${exit.code ?? exit.signal}); restarting it`);
   };
-  const failedActions: string[] = [];
-  const done: Record<string, number> = {};
-  const count = (kind: string) => (done[kind] = (done[kind] ?? 0) + 1);
 
   const database = await createChaosDatabase();
   say(`chaos: database ${database.name}, folder ${dir}, seed ${options.seed}`);
@@ -180,71 +176,10 @@ export async function runChaos(
       runId: database.name,
       signal: stopStarts.signal,
     });
-    let postgresDownSeconds: number | null = null;
-    const processOf = (f: Extract<PlannedFault, { target: number }>): ManagedProcess => {
-      switch (f.kind) {
-        case 'kill-gateway':
-          return cloud!.gateways[f.target]!;
-        case 'kill-worker':
-          return cloud!.workers[f.target]!;
-        case 'kill-host':
-          return hosts!.processes[f.target]!;
-        case 'command':
-          throw new Error('a command has no process');
-      }
-    };
-    const act = async (f: PlannedFault): Promise<void> => {
-      switch (f.kind) {
-        case 'kill-gateway':
-        case 'kill-worker':
-        case 'kill-host': {
-          const proc = processOf(f);
-          await proc.kill();
-          event(`SIGKILL ${proc.name}; back in ${(f.downMs / 1000).toFixed(1)} s`);
-          await sleep(f.downMs);
-          await proc.start();
-          count(f.kind);
-          event(`${proc.name} restarted`);
-          return;
-        }
-        case 'restart-postgres':
-          event('restarting PostgreSQL');
-          postgresDownSeconds = await restartPostgres();
-          count(f.kind);
-          event(`PostgreSQL answers again after ${postgresDownSeconds.toFixed(1)} s`);
-          return;
-        case 'publish-config':
-          await publishFleetConfig(api, 2);
-          count(f.kind);
-          event('published fleet config v2');
-          return;
-        case 'broadcast': {
-          const id = await broadcastDiagnostic(api);
-          count(f.kind);
-          event(`DIAGNOSTIC broadcast ${id} started`);
-          return;
-        }
-        case 'command': {
-          const device = fleet!.devices[f.target]!;
-          const type = await sendCommand(api, device.deviceId, random);
-          count(f.kind);
-          event(`${type} sent to ${device.deviceId}`);
-          return;
-        }
-      }
-    };
-    const actions: Promise<void>[] = [];
-    for (const f of plan) {
-      await sleep(Math.max(0, phaseStart + f.atMs - Date.now()));
-      actions.push(
-        act(f).catch((error: unknown) => {
-          failedActions.push(`${f.kind}: ${String(error)}`);
-          event(`${f.kind} failed: ${String(error)}`);
-        }),
-      );
-    }
+    const faults = runFaults({ cloud, hosts, fleet, api, random, event }, plan, phaseStart);
     await sleep(Math.max(0, phaseStart + size.chaosSeconds * 1000 - Date.now()));
-    await Promise.all(actions);
+    // the phase ends when the last fault has played out (every process back up)
+    const outcome = await faults;
     network.stop();
     lap('chaos_phase', phaseStart);
 
@@ -260,42 +195,27 @@ export async function runChaos(
 
     // 4. drain
     await starts.done;
+    await starts.retryFailed();
     store = await openStore(database.url, { postgres: { maxConnections: 2 } });
-    let allOnline: number | null = null;
-    let stormDrained: number | null = null;
-    let last: CloudBacklog | null = null;
-    let drained = false;
-    const deadline = stormStart + size.drainTimeoutSeconds * 1000;
-    while (Date.now() < deadline) {
-      const fleetBacklog = hosts.backlog(stormStart);
-      const everyone = fleetBacklog.reported === size.agents;
-      if (allOnline === null && everyone && fleetBacklog.online === size.agents)
-        allOnline = (Date.now() - stormStart) / 1000;
-      if (stormDrained === null && allOnline !== null && fleetBacklog.pending === 0)
-        stormDrained = (Date.now() - stormStart) / 1000;
-      last = await readCloudBacklog(store, webhookIds).catch(() => null);
-      if (stormDrained !== null && last && isDrained(last)) {
-        drained = true;
-        break;
-      }
-      await sleep(1_000);
-    }
+    const drain = await drainAfterStorm({
+      hosts,
+      agents: size.agents,
+      store,
+      webhookIds,
+      stormStart,
+      timeoutMs: size.drainTimeoutSeconds * 1000,
+    });
     lap('drain', stormStart);
     event(
-      drained
-        ? `drained: all online after ${allOnline} s, queues empty after ${stormDrained} s`
-        : `NOT drained after ${size.drainTimeoutSeconds} s: ${JSON.stringify({ fleet: hosts.backlog(stormStart), cloud: last })}`,
+      drain.drained
+        ? `drained: all online after ${drain.allOnlineSeconds} s, queues empty after ${drain.queuesEmptySeconds} s`
+        : `NOT drained after ${size.drainTimeoutSeconds} s: ${JSON.stringify({ fleet: hosts.backlog(stormStart), cloud: drain.last })}`,
     );
 
     // 5. stop and check
     await hosts.stop();
     // the terminals' goodbyes (device.offline) are webhook events too: let them go out
-    const goodbyes = Date.now() + 60_000;
-    while (Date.now() < goodbyes) {
-      const b = await readCloudBacklog(store, webhookIds).catch(() => null);
-      if (b?.undeliveredWebhooks === 0) break;
-      await sleep(1_000);
-    }
+    await waitForWebhooks(store, webhookIds, 60_000);
     await cloud.stop();
     const checkStart = Date.now();
     const invariants = await checkInvariants({
@@ -308,7 +228,7 @@ export async function runChaos(
     });
     lap('checks', checkStart);
     lap('total', runStart);
-    const faultsDone = { ...done, network_cuts: network.counts.cuts };
+    const done = outcome.done;
     const allFaults =
       (done['kill-gateway'] ?? 0) >= size.killsPerKind &&
       (done['kill-worker'] ?? 0) >= size.killsPerKind &&
@@ -316,10 +236,11 @@ export async function runChaos(
       done['restart-postgres'] === 1;
     // a process that died on its own (say, when PostgreSQL restarted) fails the run too
     passed =
-      drained &&
+      drain.drained &&
       allFaults &&
-      failedActions.length === 0 &&
+      outcome.failed.length === 0 &&
       unplannedExits.length === 0 &&
+      starts.failed.length === 0 &&
       invariants.every((i) => i.ok);
     return {
       size,
@@ -329,16 +250,23 @@ export async function runChaos(
       payments: hosts.counts(),
       faults: {
         planned: plan.length,
-        done: faultsDone,
+        done: { ...done, network_cuts: network.counts.cuts },
         network: network.counts,
-        postgresDownSeconds,
+        postgresDownSeconds: outcome.postgresDownSeconds,
         unplannedExits,
-        failedActions,
+        failedActions: outcome.failed,
       },
-      storm: { allOnlineSeconds: allOnline, drainedSeconds: stormDrained },
-      drain: { drained, last },
+      storm: {
+        allOnlineSeconds: drain.allOnlineSeconds,
+        drainedSeconds: drain.queuesEmptySeconds,
+      },
+      drain: { drained: drain.drained, last: drain.last },
       cloudWorkflows: { confirmed: starts.confirmed.length, failed: starts.failed.length },
       invariants,
+      agentErrors: {
+        count: hosts.agentErrors.length,
+        examples: hosts.agentErrors.slice(0, 20).map((e) => `${e.deviceId} ${e.event}: ${e.msg}`),
+      },
       events,
       logsDir: passed ? null : options.keepLogsIn,
     };

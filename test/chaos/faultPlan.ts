@@ -25,17 +25,22 @@ export function planFaults(size: ChaosSize, random: () => number): PlannedFault[
   const pick = (n: number) => Math.floor(random() * n);
   const downMs = () => 2_000 + Math.round(random() * 3_000);
   const plan: PlannedFault[] = [];
+  // kills of the i-th round fall in the i-th slice of the first 70% of the phase: a process
+  // takes a while to come back (a host resumes fifty agents), and the phase waits for it
+  const slice = 0.7 / size.killsPerKind;
   for (let i = 0; i < size.killsPerKind; i++) {
-    plan.push({ kind: 'kill-gateway', atMs: within(0.1, 0.8), target: pick(2), downMs: downMs() });
-    plan.push({ kind: 'kill-worker', atMs: within(0.1, 0.8), target: pick(2), downMs: downMs() });
+    const from = 0.05 + i * slice;
+    const to = from + slice;
     plan.push({
       kind: 'kill-host',
-      atMs: within(0.1, 0.8),
+      atMs: within(from, from + slice / 2),
       target: pick(size.hosts),
       downMs: downMs(),
     });
+    plan.push({ kind: 'kill-gateway', atMs: within(from, to), target: pick(2), downMs: downMs() });
+    plan.push({ kind: 'kill-worker', atMs: within(from, to), target: pick(2), downMs: downMs() });
   }
-  plan.push({ kind: 'restart-postgres', atMs: within(0.4, 0.6) });
+  plan.push({ kind: 'restart-postgres', atMs: within(0.35, 0.55) });
   plan.push({ kind: 'broadcast', atMs: within(0.05, 0.15) });
   plan.push({ kind: 'publish-config', atMs: within(0.2, 0.4) });
   for (let i = 0; i < size.directCommands; i++)

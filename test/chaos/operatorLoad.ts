@@ -22,6 +22,11 @@ export interface WorkflowStarts {
   /** Starts that failed for good (after retrying). */
   failed: string[];
   done: Promise<void>;
+  /**
+   * Send the failed starts again (same keys: a start whose answer was lost is found, not
+   * repeated); resolves when each is confirmed or failed once more.
+   */
+  retryFailed(): Promise<void>;
 }
 
 /** Start `count` cloud workflows over `durationMs`, keys `chaos-<runId>-<n>`. */
@@ -60,7 +65,11 @@ export function startCloudWorkflows(
     }
     await Promise.all(starts);
   })();
-  return { confirmed, failed, done };
+  const retryFailed = async () => {
+    const again = failed.splice(0).map((key) => Number(key.slice(key.lastIndexOf('-') + 1)));
+    await Promise.all(again.map(startOne));
+  };
+  return { confirmed, failed, done, retryFailed };
 }
 
 const DIRECT_TYPES = [

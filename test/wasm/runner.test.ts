@@ -3,8 +3,8 @@
  * with clang + wasi-libc when clang is installed): the stdin/stdout contract, the module rule
  * (commands vs reactors), the sandbox (no files, no environment, no signals), every failure
  * cause, the memory cap, the stdout limit, the timeout that terminates a spinning guest's
- * thread while the pool keeps working, the per-thread compile cache, and hash verification on
- * every call. Every test file's worker threads must be gone after its runners are closed.
+ * thread while the pool keeps working, the per-thread compile cache, hash verification on
+ * every call, and one thread pool shared by several runners. Every test file's worker threads must be gone after its runners are closed.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
@@ -12,6 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createWasmRunner,
+  createWasmThreadPool,
   mapWasmSource,
   type WasmCall,
   type WasmCallResult,
@@ -235,6 +236,22 @@ describe('WASM runner', () => {
     expect(!result.ok && result.error.code).toBe('WASM_HASH_MISMATCH');
     store.set(guests.echo.hash, guests.echo.bytes);
     expect((await run()).ok).toBe(true);
+  });
+
+  it('lets runners share one thread pool, which closing a runner leaves to its owner', async () => {
+    const threads = createWasmThreadPool(1);
+    const first = createWasmRunner({ source: mapWasmSource(binaries), threads });
+    const second = createWasmRunner({ source: mapWasmSource(binaries), threads });
+    const echo = (r: WasmRunner, n: number) =>
+      output(r.run({ hash: guests.echo.hash, input: { n }, timeoutMs: 5000 }));
+    await expect(Promise.all([echo(first, 1), echo(second, 2)])).resolves.toEqual([
+      { echo: { n: 1 }, guest: 'wat' },
+      { echo: { n: 2 }, guest: 'wat' },
+    ]);
+    await first.close();
+    await expect(echo(second, 3)).resolves.toEqual({ echo: { n: 3 }, guest: 'wat' });
+    await second.close();
+    await threads.close();
   });
 
   it('refuses calls after close', async () => {

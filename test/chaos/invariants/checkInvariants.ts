@@ -5,6 +5,7 @@
  */
 import type { Store } from '../../../runtime/index.js';
 import type { WebhookReceiver } from '../webhookReceiver.js';
+import { checkAcceptedOnce } from './acceptedOnce.js';
 import { checkAudit } from './audit.js';
 import { checkCommands, readCommands } from './commands.js';
 import { readDeviceFacts, type DeviceFacts } from './deviceFiles.js';
@@ -36,6 +37,7 @@ export async function checkInvariants(inputs: InvariantInputs): Promise<Invarian
   const commands = await readCommands(store);
   return [
     await checkSafExactlyOnce(store, devices, facts),
+    await checkAcceptedOnce(store, facts, inputs.receiver, inputs.webhookIds[0]),
     await checkWorkflows(store, workflows, facts, inputs.startedKeys),
     checkCommands(commands, facts, inputs.executions),
     await checkWebhooks(store, inputs.receiver, inputs.webhookIds, workflows, commands),

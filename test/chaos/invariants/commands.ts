@@ -41,6 +41,7 @@ export function checkCommands(
   const byStatus: Record<string, number> = {};
   let acked = 0;
   let broadcast = 0;
+  const failedWith = new Map<string, number>();
   for (const c of commands) {
     known.add(`${c.device_id}|${c.command_id}`);
     byStatus[c.status] = (byStatus[c.status] ?? 0) + 1;
@@ -59,6 +60,10 @@ export function checkCommands(
     if (entry.state !== 'DONE') {
       v.add('left RUNNING on the device', c.command_id);
       continue;
+    }
+    if (entry.status === 'FAILED') {
+      const code = (entry.error ?? '?').split(':')[0]!;
+      failedWith.set(code, (failedWith.get(code) ?? 0) + 1);
     }
     if (entry.status !== c.status)
       v.add(
@@ -82,6 +87,9 @@ export function checkCommands(
       acked_and_matching: acked,
       handler_runs_logged: logged,
       max_runs_of_one_command: Math.max(0, ...executions.values()),
+      ...(failedWith.size > 0
+        ? { device_failures: [...failedWith].map(([code, n]) => `${code} ×${n}`).join(', ') }
+        : {}),
     },
     v,
   );

@@ -15,6 +15,8 @@ export interface DeviceSafRecord {
   sequence: number;
   signature: string;
   status: string;
+  /** Uploads that carried it (more than one: the cloud was sent it again). */
+  uploadAttempts: number;
 }
 
 /** A workflow on a device. */
@@ -26,6 +28,8 @@ export interface DeviceWorkflow {
   decision: { status?: unknown; mode?: unknown } | undefined;
   /** Audit rows by event type. */
   audit: Record<string, number>;
+  /** The last failed step and its error, for a workflow that has one. */
+  failure?: { step: string | null; error: string };
 }
 
 /** Everything read from one device file. */
@@ -44,7 +48,7 @@ export async function readDeviceFacts(deviceId: string, file: string): Promise<D
     const { db, codec } = store;
     const records = await db
       .selectFrom('saf_pending_transactions')
-      .select(['workflow_id', 'sequence_number', 'signature', 'status'])
+      .select(['workflow_id', 'sequence_number', 'signature', 'status', 'upload_attempts'])
       .execute();
     const rows = await db
       .selectFrom('workflow_executions')
@@ -55,6 +59,21 @@ export async function readDeviceFacts(deviceId: string, file: string): Promise<D
       .select(['workflow_id', 'event_type', sql<number>`COUNT(*)`.as('n')])
       .groupBy(['workflow_id', 'event_type'])
       .execute();
+    const failures = await db
+      .selectFrom('workflow_audit_log')
+      .select(['workflow_id', 'step_name', 'event_data'])
+      .where('event_type', '=', 'STEP_FAILED')
+      .orderBy('id')
+      .execute();
+    const failureOf = new Map<string, DeviceWorkflow['failure']>();
+    for (const f of failures) {
+      const data = codec.parseJson(f.event_data) as { error?: unknown; message?: unknown };
+      const error = data.error ?? data.message ?? '';
+      failureOf.set(f.workflow_id, {
+        step: f.step_name,
+        error: (typeof error === 'string' ? error : JSON.stringify(error)).slice(0, 160),
+      });
+    }
     const ledgerRows = await db
       .selectFrom('edge_sync_state')
       .select(['key', 'value'])
@@ -73,6 +92,7 @@ export async function readDeviceFacts(deviceId: string, file: string): Promise<D
         sequence: Number(r.sequence_number),
         signature: r.signature,
         status: r.status,
+        uploadAttempts: Number(r.upload_attempts),
       })),
       workflows: rows.map((r) => {
         const state = codec.parseJson(r.state) as { decision?: DeviceWorkflow['decision'] };
@@ -82,6 +102,7 @@ export async function readDeviceFacts(deviceId: string, file: string): Promise<D
           status: r.status,
           decision: state.decision,
           audit: auditOf.get(r.id) ?? {},
+          ...(failureOf.has(r.id) ? { failure: failureOf.get(r.id) } : {}),
         };
       }),
       ledger: new Map(

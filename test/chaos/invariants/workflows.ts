@@ -59,18 +59,31 @@ export async function checkWorkflows(
   for (const t of tasks) v.add('task left unfinished', `${t.id} (${t.status})`);
 
   const deviceByStatus: Record<string, number> = {};
+  const failedAt = new Map<string, { n: number; example: string }>();
   for (const device of facts)
     for (const w of device.workflows) {
       deviceByStatus[w.status] = (deviceByStatus[w.status] ?? 0) + 1;
+      if (w.status === 'FAILED') {
+        const step = w.failure?.step ?? '?';
+        const seen = failedAt.get(step) ?? { n: 0, example: w.failure?.error ?? '' };
+        seen.n++;
+        failedAt.set(step, seen);
+      }
       if (!SETTLED.has(w.status))
         v.add('device workflow not settled', `${device.deviceId}/${w.id} (${w.status})`);
     }
-  const figures: Record<string, number> = {
+  const figures: Record<string, number | string> = {
     cloud_workflows: cloud.length,
     chaos_workflows_confirmed: startedKeys.length,
     device_workflows: Object.values(deviceByStatus).reduce((n, x) => n + x, 0),
   };
   for (const [s, n] of Object.entries(cloudByStatus)) figures[`cloud_${s}`] = n;
   for (const [s, n] of Object.entries(deviceByStatus)) figures[`device_${s}`] = n;
+  // failed payments are a legitimate end (a dead acquirer link, a killed WASM thread), but
+  // say where they failed and why
+  if (failedAt.size > 0)
+    figures.device_failed_at = [...failedAt]
+      .map(([step, f]) => `${step} ×${f.n} (e.g. ${f.example})`)
+      .join('; ');
   return invariant('every workflow terminal or legitimately waiting', figures, v);
 }
