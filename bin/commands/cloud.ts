@@ -21,6 +21,7 @@ import { openCloudStore } from '../engineStore.js';
 import { CliExit, type CliIo } from '../io.js';
 import type { DatabaseOptions } from '../storeOption.js';
 import { createWorkflowRegistry } from '../../actors/index.js';
+import { untilSignal } from '../signals.js';
 
 interface ServeOptions extends DatabaseOptions {
   port?: string;
@@ -36,18 +37,6 @@ export function keysDir(io: CliIo): string {
   if (io.env.SAFFRON_KEYS_DIR) return resolve(io.cwd, io.env.SAFFRON_KEYS_DIR);
   const data = resolve(io.cwd, io.env.SAFFRON_DATA_DIR ?? '.saffron/cloud');
   return join(dirname(data), 'keys');
-}
-
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolveSignal) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolveSignal(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }
 
 function port(value: string | undefined, fallback: number): number {

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { runDemo } from '../demo/runDemo.js';
 import { CliExit, type CliIo } from '../io.js';
+import { untilSignal } from '../signals.js';
 
 interface DemoFlags {
   devices: string;
@@ -18,18 +19,6 @@ function integer(name: string, value: string, min: number, max: number): number 
   if (!Number.isInteger(n) || n < min || n > max)
     throw new CliExit(2, `--${name} must be an integer from ${min} to ${max}, got '${value}'`);
   return n;
-}
-
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }
 
 /** Register `demo`. */

@@ -20,6 +20,7 @@ import {
 } from '../../edge/index.js';
 import { envSecrets } from '../../runtime/template/index.js';
 import { CliExit, type CliIo } from '../io.js';
+import { waitForSignal } from '../signals.js';
 
 /** The exit code asking a supervisor to start the agent again (EX_TEMPFAIL). */
 export const EDGE_RESTART_EXIT_CODE = 75;
@@ -72,22 +73,6 @@ function readSecretFile(io: CliIo, file: string, what: string): string {
       `saffron edge: warning: ${what} ${file} is readable by other users (chmod 600 it)\n`,
     );
   return text;
-}
-
-function untilSignal(): { promise: Promise<NodeJS.Signals>; dispose(): void } {
-  let on: (signal: NodeJS.Signals) => void = () => undefined;
-  const promise = new Promise<NodeJS.Signals>((resolveSignal) => {
-    on = (signal) => resolveSignal(signal);
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
-  return {
-    promise,
-    dispose() {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-    },
-  };
 }
 
 async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
@@ -153,7 +138,7 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
   const restart = new Promise<'restart'>((resolveRestart) => {
     restartRequested = () => resolveRestart('restart');
   });
-  const signal = untilSignal(); // before starting: a signal during start still stops cleanly
+  const signal = waitForSignal(); // before starting: a signal during start still stops cleanly
   const agent = createEdgeAgent({
     deviceId: options.deviceId,
     deviceSecret: secret,

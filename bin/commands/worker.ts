@@ -13,6 +13,7 @@ import {
   workflowsRegistry,
   type EngineOptions,
 } from '../engineRuntime.js';
+import { untilSignal } from '../signals.js';
 
 interface WorkerOptions extends EngineOptions {
   concurrency?: string;
@@ -31,19 +32,6 @@ const positive = (value: string | undefined, name: string, fallback: number): nu
     throw new Error(`${name} must be a positive integer, got '${value}'`);
   return n;
 };
-
-/** Wait for SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
-}
 
 /** Register `worker`. */
 export function registerWorkerCommand(program: Command, io: CliIo): void {

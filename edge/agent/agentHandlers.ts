@@ -14,8 +14,8 @@
 import { z } from 'zod';
 import { wasmHashesOf } from '../wasm/wasmHashes.js';
 import type { CommandHandler } from '../commands/command.js';
-import { CommandError } from '../commands/errors.js';
 import type { WorkflowCatalog } from './workflowCatalog.js';
+import { payloadOf } from '../commands/payloadOf.js';
 
 /** What a restart request carries to the restart hook. */
 export interface RestartRequest {
@@ -48,20 +48,6 @@ const reboot = z.looseObject({
   delay_seconds: z.number().int().min(0).max(3600).optional(),
   reason: z.string().max(500).optional(),
 });
-
-function payloadOf<T>(schema: z.ZodType<T>, payload: unknown): T {
-  const parsed = schema.safeParse(payload ?? {});
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => ({
-    path: ['$', ...i.path.map(String)].join('.'),
-    message: i.message,
-  }));
-  throw new CommandError(
-    'COMMAND_PAYLOAD_INVALID',
-    issues.map((i) => `${i.path}: ${i.message}`).join('; '),
-    { details: { issues } },
-  );
-}
 
 /** The handlers of SYNC_TRANSACTIONS, UPDATE_WORKFLOW / update_workflow and REBOOT. */
 export function agentCommandHandlers(deps: AgentHandlerDeps): Record<string, CommandHandler> {

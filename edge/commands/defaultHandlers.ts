@@ -13,6 +13,7 @@ import type { MetricsReporter } from '../metrics/metricsReporter.js';
 import type { WasmCache } from '../wasm/wasmCache.js';
 import type { CommandHandler } from './command.js';
 import { CommandError } from './errors.js';
+import { payloadOf } from './payloadOf.js';
 
 /** The components the default handlers use; a handler is left out when its component is. */
 export interface DefaultHandlerDeps {
@@ -27,20 +28,6 @@ const diagnostic = z.looseObject({
   upload_logs: z.boolean().optional(),
 });
 const syncWasm = z.looseObject({ binary_hash: z.string() });
-
-function payloadOf<T>(schema: z.ZodType<T>, payload: unknown): T {
-  const parsed = schema.safeParse(payload ?? {});
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => ({
-    path: ['$', ...i.path.map(String)].join('.'),
-    message: i.message,
-  }));
-  throw new CommandError(
-    'COMMAND_PAYLOAD_INVALID',
-    issues.map((i) => `${i.path}: ${i.message}`).join('; '),
-    { details: { issues } },
-  );
-}
 
 /** Handlers for the commands the given components can carry out. */
 export function defaultCommandHandlers(deps: DefaultHandlerDeps): Record<string, CommandHandler> {
