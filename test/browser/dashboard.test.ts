@@ -131,4 +131,27 @@ describe.skipIf(chromiumPath === undefined)('operator dashboard in Chromium', ()
     // the only failed loads are the ones provoked: the wrong token and the refused command
     expect(errors.filter((e) => !/status of (401|422)/.test(e))).toEqual([]);
   });
+
+  it('shows broadcasts with their rollout progress on the commands page', async () => {
+    const created = await gw.asUser(operator, '/api/v1/command-broadcasts', {
+      method: 'POST',
+      body: JSON.stringify({
+        command: { command_type: 'DIAGNOSTIC', payload: {} },
+        target: { device_ids: ['till-7'] },
+        rollout: { phases: [100] },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { broadcast_id: id } = (await created.json()) as { broadcast_id: string };
+    await page.goto(`${gw.url}/dashboard/#/commands`);
+    const row = page.locator(`#broadcasts tr[data-broadcast="${id}"]`);
+    await row.waitFor();
+    expect(await row.locator('td').nth(1).textContent()).toBe('DIAGNOSTIC');
+    expect(await row.locator('td').nth(3).textContent()).toBe('1/1');
+    // the bar shows settled devices out of the targeted one
+    expect(await row.locator('td.progress').textContent()).toMatch(/[01]\/1$/);
+    expect(await row.locator('progress').count()).toBe(1);
+    await page.screenshot({ path: join(shots, 'commands.png'), fullPage: true });
+    expect(errors.filter((e) => !/status of (401|422)/.test(e))).toEqual([]);
+  });
 });

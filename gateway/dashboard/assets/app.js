@@ -446,14 +446,66 @@ function workflowView(serial, id) {
   });
 }
 
+function broadcastTable(broadcasts) {
+  return h(
+    'table',
+    { class: 'broadcasts' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Broadcast', 'Command', 'Status', 'Phase', 'Progress', 'Failed', 'Created'].map((t) =>
+          h('th', {}, t),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      broadcasts.map((b) => {
+        const done = b.succeeded_count + b.failed_count;
+        const percent = b.total_devices ? Math.round((100 * done) / b.total_devices) : 0;
+        return h(
+          'tr',
+          { 'data-broadcast': b.broadcast_id },
+          h('td', {}, b.broadcast_id.slice(0, 8)),
+          h('td', {}, b.command_type),
+          h('td', {}, statusBadge(b.status), b.halt_reason ? ` ${b.halt_reason}` : ''),
+          h('td', {}, `${b.current_phase}/${b.phase_count}`),
+          h(
+            'td',
+            { class: 'progress', title: `${done} of ${b.total_devices} devices settled` },
+            h('progress', { max: '100', value: String(percent) }),
+            ` ${done}/${b.total_devices}`,
+          ),
+          h('td', {}, String(b.failed_count)),
+          h('td', {}, when(b.created_at)),
+        );
+      }),
+    ),
+  );
+}
+
 function commandsView(serial) {
+  const rollouts = h('div', { id: 'broadcasts' });
   const box = h('div', { id: 'all-commands' });
   main.replaceChildren(
     h('h1', {}, 'Commands'),
+    h('h2', {}, 'Broadcasts'),
+    rollouts,
+    h('h2', {}, 'Latest commands'),
     h('p', { class: 'note' }, 'Latest commands of every device (open a device to send one).'),
     box,
   );
   refresh(serial, 2000, async () => {
+    const { broadcasts } = await api('/api/v1/command-broadcasts?limit=20');
+    rollouts.replaceChildren(
+      broadcasts.length
+        ? broadcastTable(broadcasts)
+        : h('p', { class: 'note' }, 'No broadcast yet.'),
+    );
     const { devices } = await api('/api/v1/devices?limit=100');
     const lists = await Promise.all(
       devices.map((d) =>
