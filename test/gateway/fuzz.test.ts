@@ -775,5 +775,5 @@ describe(`HTTP fuzz of the control plane on ${dialect.name}`, () => {
       .where('device_id', '=', 'fuzz-device-2')
       .execute();
     expect(await snapshot(gw.handle.store.db)).not.toEqual(before);
-  }, 300_000);
+  }, 900_000);
 });
