@@ -22,9 +22,20 @@ export interface AdminApi {
   readonly retries: number;
 }
 
-/** An answer that ends the call (no retry). */
+/** An answer that ends the call (no retry), with its HTTP status. */
 class ApiRefused extends Error {
   override readonly name = 'ApiRefused';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether `error` is the API's definite "no" (a 4xx other than 429): trying again is pointless. */
+export function isRefusal(error: unknown): boolean {
+  return error instanceof ApiRefused && error.status < 500 && error.status !== 429;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,7 +86,10 @@ export function adminApi(urls: readonly string[], token: string): AdminApi {
         }
         const text = await res.text();
         if (res.ok) return (text === '' ? {} : JSON.parse(text)) as T;
-        lastError = new ApiRefused(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+        lastError = new ApiRefused(
+          `${method} ${path}: ${res.status} ${text.slice(0, 300)}`,
+          res.status,
+        );
         const transient = res.status >= 500 || res.status === 429;
         if (transient && (repeat === 'idempotent' || res.status === 503)) continue;
         throw lastError;

@@ -8,9 +8,9 @@
  * two threads per agent (the default for a real terminal) would be hundreds per host.
  *
  * Usage: `node --import tsx test/chaos/agentHost.ts <spec.json>`. Reports on stdout as JSON
- * lines (hostProtocol.ts): ready, payment counts and SAF backlog every second, every command
- * an agent executed (from the agent's own log, so the run can check none ran twice), agent
- * errors. Reads `{"cmd":"stop_payments"}` on stdin; SIGTERM stops every agent cleanly.
+ * lines (hostProtocol.ts): ready, payment counts and SAF backlog every two seconds, every
+ * command an agent executed (from the agent's own log, so the run can check none ran twice),
+ * agent errors. Reads `{"cmd":"stop_payments"}` on stdin; SIGTERM stops every agent cleanly.
  */
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -135,11 +135,12 @@ async function main(): Promise<void> {
     });
   };
   let reporting = false;
+  // every other second: a status is a few SQLite reads per agent, and a host has many
   const ticker = setInterval(() => {
     if (reporting) return;
     reporting = true;
     void report().finally(() => (reporting = false));
-  }, 1_000);
+  }, 2_000);
 
   createInterface({ input: process.stdin }).on('line', (line) => {
     let command: HostCommand | undefined;

@@ -1,12 +1,12 @@
 /**
  * What operators do during the chaos run, through the admin API: start cloud workflows
  * (each with an idempotency key, so a start repeated after a dead gateway or a database
- * restart is the same workflow), send single commands to random terminals, start a
- * DIAGNOSTIC broadcast to the whole fleet, and register the webhooks whose deliveries the
- * run checks. Commands get generous retries and lifetimes: the run's outages are short,
+ * restart is the same workflow), send single commands to random terminals and start a
+ * DIAGNOSTIC broadcast to the whole fleet (both without a key: created once by checking
+ * before repeating), and register the webhooks whose deliveries the run checks. Commands get generous retries and lifetimes: the run's outages are short,
  * and a command the cloud gives up on would hide whether the device ran it.
  */
-import type { AdminApi } from './adminApi.js';
+import { isRefusal, type AdminApi } from './adminApi.js';
 import { CLOUD_FLOW_TYPE } from './cloudFlow.js';
 import type { WebhookReceiver } from './webhookReceiver.js';
 
@@ -78,51 +78,106 @@ const DIRECT_TYPES = [
   { command_type: 'SYNC_TRANSACTIONS', payload: {} },
 ] as const;
 
+/** How long an operator keeps trying to get one command or broadcast created. */
+const CREATE_DEADLINE_MS = 240_000;
+
 /**
- * Send one command to `deviceId`. Repeated after an unclear failure: a second command is
- * harmless to the invariants (each is checked on its own), a lost one would test nothing.
+ * Create something that has no idempotency key, exactly once: POST; after an unclear failure
+ * (a reset connection, a timeout, a 5xx) read the ids that exist now (`list`), and POST again
+ * only if none is new since before the first attempt. Blind repeats made duplicate
+ * broadcasts — hundreds of extra commands — in a congested cloud.
  */
+async function createOnce<T>(
+  post: () => Promise<T>,
+  list: () => Promise<string[]>,
+  found: (created: string) => T,
+): Promise<T> {
+  const deadline = Date.now() + CREATE_DEADLINE_MS;
+  const before = new Set(await list());
+  for (;;) {
+    try {
+      return await post();
+    } catch (error) {
+      if (isRefusal(error)) throw error;
+      const created = (await list()).find((id) => !before.has(id));
+      if (created !== undefined) return found(created);
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+/** Send one command to `deviceId` (created once: see {@link createOnce}); resolves with its type. */
 export async function sendCommand(
   api: AdminApi,
   deviceId: string,
   random: () => number,
 ): Promise<string> {
   const command = DIRECT_TYPES[Math.floor(random() * DIRECT_TYPES.length)]!;
-  await api.call(
-    `/api/v1/devices/${encodeURIComponent(deviceId)}/commands`,
-    {
-      method: 'POST',
-      body: {
-        ...command,
-        max_retries: COMMAND_RETRIES,
-        expires_in_seconds: COMMAND_TTL_SECONDS,
-      },
-    },
-    { repeat: 'idempotent' },
+  const path = `/api/v1/devices/${encodeURIComponent(deviceId)}/commands`;
+  const payload = JSON.stringify(command.payload);
+  await createOnce(
+    () =>
+      api.call(
+        path,
+        {
+          method: 'POST',
+          body: {
+            ...command,
+            max_retries: COMMAND_RETRIES,
+            expires_in_seconds: COMMAND_TTL_SECONDS,
+          },
+        },
+        { deadlineMs: 60_000 },
+      ),
+    async () =>
+      (
+        await api.call<{
+          commands: { command_id: string; command_type: string; payload: unknown }[];
+        }>(`${path}?limit=500`, {}, { deadlineMs: CREATE_DEADLINE_MS })
+      ).commands
+        // the broadcast's DIAGNOSTIC has other checks: only this kind of command counts
+        .filter((c) => c.command_type === command.command_type)
+        .filter((c) => JSON.stringify(c.payload) === payload)
+        .map((c) => c.command_id),
+    () => undefined,
   );
   return command.command_type;
 }
 
-/** A DIAGNOSTIC broadcast to every terminal, in two phases (repeated like a command). */
+/** A DIAGNOSTIC broadcast to every terminal, in two phases (created once); resolves with its id. */
 export async function broadcastDiagnostic(api: AdminApi): Promise<string> {
-  const created = await api.call<{ broadcast_id: string }>(
-    '/api/v1/command-broadcasts',
-    {
-      method: 'POST',
-      body: {
-        command: {
-          command_type: 'DIAGNOSTIC',
-          payload: { checks: ['metrics'] },
-          max_retries: COMMAND_RETRIES,
-          expires_in_seconds: COMMAND_TTL_SECONDS,
-        },
-        target: { device_type: 'POS_TERMINAL' },
-        rollout: { phases: [50, 100], wait_seconds: 2 },
-      },
-    },
-    { repeat: 'idempotent' },
+  return createOnce(
+    async () =>
+      (
+        await api.call<{ broadcast_id: string }>(
+          '/api/v1/command-broadcasts',
+          {
+            method: 'POST',
+            body: {
+              command: {
+                command_type: 'DIAGNOSTIC',
+                payload: { checks: ['metrics'] },
+                max_retries: COMMAND_RETRIES,
+                expires_in_seconds: COMMAND_TTL_SECONDS,
+              },
+              target: { device_type: 'POS_TERMINAL' },
+              rollout: { phases: [50, 100], wait_seconds: 2 },
+            },
+          },
+          { deadlineMs: 60_000 },
+        )
+      ).broadcast_id,
+    async () =>
+      (
+        await api.call<{ broadcasts: { broadcast_id: string }[] }>(
+          '/api/v1/command-broadcasts?limit=200',
+          {},
+          { deadlineMs: CREATE_DEADLINE_MS },
+        )
+      ).broadcasts.map((b) => b.broadcast_id),
+    (id) => id,
   );
-  return created.broadcast_id;
 }
 
 /** Event kinds of the run's two registrations: facts, and device presence (much chattier). */

@@ -60,16 +60,18 @@ export const CHAOS_SIZES = {
   },
   large: {
     name: 'large',
-    agents: 600,
-    hosts: 6,
-    groups: 12,
-    chaosSeconds: 240,
-    fullCutSeconds: 20,
+    agents: 400,
+    hosts: 5,
+    groups: 10,
+    chaosSeconds: 180,
+    fullCutSeconds: 15,
     paymentGapSeconds: 15,
-    cloudWorkflows: 300,
-    directCommands: 60,
-    drainTimeoutSeconds: 300,
-    killsPerKind: 3,
+    cloudWorkflows: 200,
+    directCommands: 40,
+    // the webhook backlog of a congested cloud takes minutes to deliver (one request in flight
+    // per registration)
+    drainTimeoutSeconds: 600,
+    killsPerKind: 2,
   },
 } as const satisfies Record<string, ChaosSize>;
 
