@@ -190,7 +190,7 @@ export interface Runtime {
   serve(options?: ServeOptions): Service;
   /** Wait for background drives (children, parents) to finish. */
   drain(): Promise<void>;
-  /** Drain and release the executor. The store belongs to the caller. */
+  /** Stop the worker loops `serve` started, drain, and release the executor. The store belongs to the caller. */
   close(): Promise<void>;
 }
 
@@ -269,6 +269,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     while (pending.size > 0) await Promise.all([...pending]);
   };
 
+  /** Worker loops started by `serve`, stopped by `close`. */
+  const services = new Set<Service>();
   const runtime: Runtime = {
     registry: internals.registry,
     inference,
@@ -366,9 +368,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     maintain: (maintenanceOptions) =>
       maintain(internals, (type, data, o) => runtime.start(type, data, o), maintenanceOptions),
 
-    serve: (serveOptions) => serve(internals, runtime, serveOptions),
+    serve(serveOptions) {
+      const service = serve(internals, runtime, serveOptions);
+      services.add(service);
+      return {
+        get tasksRun() {
+          return service.tasksRun;
+        },
+        async stop() {
+          await service.stop();
+          services.delete(service);
+        },
+      };
+    },
 
     async close() {
+      // worker loops first: they stop claiming, finish their tasks, and end their heartbeats
+      await Promise.all([...services].map((s) => s.stop()));
+      services.clear();
       await drain();
       await stopPulse();
       await internals.executor.close();

@@ -14,6 +14,7 @@ import {
   listDueSchedules,
   listDueTimers,
   listStaleHeartbeats,
+  releaseDeadWorkers,
   nextCronRun,
   takeOverHeartbeat,
   toError,
@@ -38,8 +39,25 @@ export interface MaintenanceOptions {
 /** What one pass did. */
 export interface MaintenanceReport {
   recovered: number;
+  /** Tasks taken back from workers declared dead (cloud stores). */
+  released: number;
   timeouts: number;
   scheduled: number;
+}
+
+/**
+ * Declare dead the worker nodes whose heartbeat is older than `olderThanMs` and release the
+ * tasks they held (their leases end now); the claim that takes a task over counts it as
+ * one more attempt, as after a lease that ran out.
+ */
+async function releaseTasksOfDead(internals: Internals, olderThanMs: number): Promise<number> {
+  const now = internals.clock.now();
+  const { tasks } = await releaseDeadWorkers(
+    internals.store,
+    new Date(now.getTime() - olderThanMs),
+    now,
+  );
+  return tasks;
 }
 
 type Start = (type: string, data: JsonObject, options: StartOptions) => Promise<WorkflowRecord>;
@@ -180,10 +198,16 @@ export async function maintain(
   const zombieAfterMs = options.zombieAfterMs ?? internals.heartbeatIntervalMs * 3;
   const recovered =
     (await leader(internals, 'zombies', () => recoverZombies(internals, zombieAfterMs))) ?? 0;
+  const released =
+    internals.store.dialect === 'sqlite'
+      ? 0
+      : ((await leader(internals, 'dead-workers', () =>
+          releaseTasksOfDead(internals, zombieAfterMs),
+        )) ?? 0);
   const timeouts = (await leader(internals, 'timers', () => fireTimeouts(internals))) ?? 0;
   const scheduled =
     (await leader(internals, 'cron', () =>
       fireSchedules(internals, start, options.cronCatchUp ?? 10),
     )) ?? 0;
-  return { recovered, timeouts, scheduled };
+  return { recovered, released, timeouts, scheduled };
 }

@@ -2,10 +2,18 @@
  * A long-running worker loop: claim and run tasks, and (optionally) run maintenance passes —
  * zombie recovery, PARALLEL timeouts, cron. Idle workers sleep until a NOTIFY says tasks were
  * queued (PostgreSQL) or the poll interval passes (every store). The node registers in
- * worker_nodes (cloud stores) with its capabilities and keeps its row's heartbeat fresh.
+ * worker_nodes (cloud stores) with its capabilities; a timer of its own (not the rounds, which
+ * wait for long tasks) refreshes the row's heartbeat every heartbeat interval and renews the
+ * leases of the tasks it holds. A node whose heartbeat goes stale is declared dead by the
+ * maintenance pass and its tasks are taken over (maintenance.ts).
  */
 import { hostname } from 'node:os';
-import { listenForTasks, registerWorker, touchWorker } from '../../runtime/index.js';
+import {
+  listenForTasks,
+  registerWorker,
+  renewTaskLeases,
+  touchWorker,
+} from '../../runtime/index.js';
 import type { Internals } from './internals.js';
 import { maintain, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
 import type { Runtime } from './createRuntime.js';
@@ -72,6 +80,7 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
       );
     }
     let lastMaintenance = 0;
+    const beat = cloud ? heartbeat() : undefined;
     try {
       while (running) {
         poked = false;
@@ -94,13 +103,15 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
               options,
             );
           }
-          if (cloud) await touchWorker(store, internals.workerId, internals.clock.now());
         } catch (error) {
           // a failed round (database restart, lost connection) is reported and retried
           internals.onError(error, internals.workerId);
           did = 0;
         }
-        if (did > 0 || (report && report.recovered + report.timeouts + report.scheduled > 0))
+        if (
+          did > 0 ||
+          (report && report.recovered + report.released + report.timeouts + report.scheduled > 0)
+        )
           options.onRound?.({ tasks: did, ...(report ? { maintenance: report } : {}) });
         if (did > 0 || !running) continue;
         if (poked) continue;
@@ -116,11 +127,38 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
     } finally {
       if (internals.taskWake === poke) internals.taskWake = undefined;
       await runtime.drain();
+      await beat?.stop();
       await unlisten?.();
       if (cloud) await touchWorker(store, internals.workerId, internals.clock.now(), 'STOPPED');
     }
   })();
   loop.catch((error: unknown) => internals.onError(error, internals.workerId));
+
+  /** The node's heartbeat: worker_nodes row and task leases, on its own timer. */
+  function heartbeat(): { stop(): Promise<void> } {
+    const leaseMs = options.leaseMs ?? internals.taskLeaseMs;
+    let inFlight: Promise<void> | undefined;
+    const touch = async () => {
+      const now = internals.clock.now();
+      await touchWorker(store, internals.workerId, now);
+      await renewTaskLeases(store, internals.workerId, new Date(now.getTime() + leaseMs));
+    };
+    const timer = setInterval(() => {
+      // a beat still waiting for the database is not doubled
+      inFlight ??= touch()
+        .catch((error: unknown) => internals.onError(error, internals.workerId))
+        .finally(() => {
+          inFlight = undefined;
+        });
+    }, internals.heartbeatIntervalMs);
+    timer.unref();
+    return {
+      async stop() {
+        clearInterval(timer);
+        await inFlight;
+      },
+    };
+  }
 
   return {
     get tasksRun() {

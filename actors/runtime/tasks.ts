@@ -14,8 +14,10 @@
  *
  * A task's function gets the state snapshot taken at dispatch; what it returns, and what it
  * changed in place, is its result. Failures are retried with exponential backoff up to the
- * task's `max_attempts`; a worker that dies leaves its claim to expire (`leaseMs`), after
- * which the next claim of any worker takes the task over.
+ * task's `max_attempts`; a live worker renews the leases of the tasks it holds with its
+ * heartbeat (serve.ts), and a worker that dies loses them when the maintenance pass declares
+ * it dead (its heartbeat older than the zombie threshold), or at the latest when its lease
+ * (`leaseMs`) runs out; then the next claim of any worker takes the task over.
  */
 import {
   claimTasks,

@@ -100,7 +100,7 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
           onRound: (round) => {
             const m = round.maintenance;
             const extra = m
-              ? `, recovered ${m.recovered}, timeouts ${m.timeouts}, scheduled ${m.scheduled}`
+              ? `, recovered ${m.recovered}, released ${m.released}, timeouts ${m.timeouts}, scheduled ${m.scheduled}`
               : '';
             io.stderr.write(`worker: ran ${round.tasks} task(s)${extra}\n`);
           },

@@ -77,7 +77,13 @@ export {
   releaseExpiredTasks,
   type TaskFinish,
 } from './tasks/finishTask.js';
-export { registerWorker, touchWorker, type WorkerNode } from './workers/registerWorker.js';
+export {
+  registerWorker,
+  releaseDeadWorkers,
+  renewTaskLeases,
+  touchWorker,
+  type WorkerNode,
+} from './workers/registerWorker.js';
 export { withAdvisoryLock } from './postgres/leadership.js';
 export { listenForTasks, notifyTasks, TASKS_CHANNEL } from './postgres/taskNotifications.js';
 export { fireTimer, listDueTimers, type DueTimer } from './timers/listDueTimers.js';

@@ -43,7 +43,7 @@ export function claimCtes(
     claim_limit AS (SELECT GREATEST(0, ${claim.limit}::int - ${fewer}) AS n),
     expired AS (
       SELECT id FROM tasks
-      WHERE status = 'CLAIMED' AND lease_expires_at < ${now}::timestamptz ${region} ${exclude}
+      WHERE status = 'CLAIMED' AND lease_expires_at <= ${now}::timestamptz ${region} ${exclude}
       ORDER BY lease_expires_at
       LIMIT (SELECT n FROM claim_limit)
       FOR UPDATE SKIP LOCKED),

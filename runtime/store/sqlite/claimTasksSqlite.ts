@@ -19,7 +19,7 @@ export function claimTasksSqlite(h: StoreHandle, claim: TaskClaim): ClaimStateme
       lease_expires_at = ${lease}, attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM tasks
-      WHERE ((status = 'PENDING' AND run_after <= ${now}) OR (status = 'CLAIMED' AND lease_expires_at < ${now}))
+      WHERE ((status = 'PENDING' AND run_after <= ${now}) OR (status = 'CLAIMED' AND lease_expires_at <= ${now}))
         ${regionFilter(claim)}
       ORDER BY run_after, created_at LIMIT ${claim.limit})
     RETURNING ${claimedColumns()}`,

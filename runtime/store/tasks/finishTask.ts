@@ -111,7 +111,7 @@ export async function listTaskGroup(h: StoreHandle, workflowId: string, group: s
  */
 export async function releaseExpiredTasks(h: StoreHandle, now: Date): Promise<number> {
   const expired = (eb: ExpressionBuilder<Database, 'tasks'>) =>
-    eb.and([eb('status', '=', 'CLAIMED'), eb('lease_expires_at', '<', h.codec.time(now))]);
+    eb.and([eb('status', '=', 'CLAIMED'), eb('lease_expires_at', '<=', h.codec.time(now))]);
   try {
     const update = h.db
       .updateTable('tasks')

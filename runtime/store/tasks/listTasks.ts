@@ -15,6 +15,8 @@ export interface TaskRecord {
   parallelGroup: string | null;
   taskIndex: number | null;
   attempts: number;
+  /** When a CLAIMED task's lease runs out (null when not claimed). */
+  leaseExpiresAt: Date | null;
   createdAt: Date;
 }
 
@@ -40,6 +42,7 @@ export async function listTasks(h: StoreHandle, workflowId: string): Promise<Tas
       parallelGroup: r.parallel_group,
       taskIndex: r.task_index,
       attempts: h.codec.parseInt(r.attempts),
+      leaseExpiresAt: r.lease_expires_at === null ? null : h.codec.parseTime(r.lease_expires_at),
       createdAt: h.codec.parseTime(r.created_at),
     }));
   } catch (error) {

@@ -1,0 +1,159 @@
+/**
+ * Workers that die and workers that are only slow: the maintenance pass declares a node dead
+ * once its worker_nodes heartbeat is older than the zombie threshold and hands its tasks to
+ * the next claim at once, long before their lease would run out; a live worker's heartbeat
+ * renews the leases of the tasks it holds, so a task longer than one lease stays with it.
+ */
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../actors/index.js';
+import {
+  claimTasks,
+  inlineExecutor,
+  listTasks,
+  registerWorker,
+  type StepExecutor,
+} from '../../runtime/index.js';
+import {
+  definition,
+  ENGINE_STEPS,
+  engineFor,
+  fakeClock,
+  type FakeClock,
+} from '../support/engine.js';
+import { CLOUD_DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+
+const ASYNC_FLOW = `
+workflow_type: leased
+automate_next: true
+steps:
+  - { name: score, type: ASYNC, function: steps.score_async }
+`;
+
+async function workerStatus(handle: TestStore, workerId: string): Promise<string | undefined> {
+  const { rows } = await sql<{ status: string }>`
+    SELECT status FROM worker_nodes WHERE worker_id = ${workerId}`.execute(handle.store.db);
+  return rows[0]?.status;
+}
+
+for (const dialect of CLOUD_DIALECTS) {
+  describe(`dead and slow workers on ${dialect.name}`, () => {
+    let handle: TestStore;
+    let clock: FakeClock;
+    let rt: Runtime;
+    beforeEach(async () => {
+      handle = await openWithSchema(dialect);
+      clock = fakeClock();
+      rt = engineFor(handle, { clock, runTasks: false, workerId: 'survivor' });
+    });
+    afterEach(async () => {
+      await rt.close();
+      await handle.close();
+    });
+
+    it('declares a worker with a stale heartbeat dead and hands its task over before the lease runs out', async () => {
+      const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
+      await registerWorker(
+        handle.store,
+        { workerId: 'killed', hostname: 'h', pid: 1, concurrency: 1, capabilities: {} },
+        clock.now(),
+      );
+      const claimed = await claimTasks(handle.store, {
+        workerId: 'killed',
+        limit: 1,
+        leaseMs: 300_000,
+        now: clock.now(),
+      });
+      expect(claimed).toHaveLength(1);
+
+      // within the threshold the node counts as alive: nothing moves
+      clock.advance(5_000);
+      expect(await rt.maintain({ zombieAfterMs: 8_000 })).toMatchObject({ released: 0 });
+      expect(await rt.work()).toBe(0);
+      expect(await workerStatus(handle, 'killed')).toBe('ACTIVE');
+
+      clock.advance(5_000); // 10 s without a heartbeat, 290 s of lease left
+      expect(await rt.maintain({ zombieAfterMs: 8_000 })).toMatchObject({ released: 1 });
+      expect(await workerStatus(handle, 'killed')).toBe('DEAD');
+      expect(await rt.work()).toBe(1);
+      await rt.drain();
+      expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED', state: { score: 10 } });
+      expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+        status: 'COMPLETED',
+        workerId: 'survivor',
+        attempts: 2,
+      });
+      // a second pass finds nothing more to do
+      expect(await rt.maintain({ zombieAfterMs: 8_000 })).toMatchObject({ released: 0 });
+    });
+
+    it('leaves alone the tasks of a worker that has no node row (its lease still applies)', async () => {
+      const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
+      await claimTasks(handle.store, {
+        workerId: 'unregistered',
+        limit: 1,
+        leaseMs: 60_000,
+        now: clock.now(),
+      });
+      clock.advance(30_000);
+      expect(await rt.maintain({ zombieAfterMs: 8_000 })).toMatchObject({ released: 0 });
+      expect(await rt.work()).toBe(0);
+      clock.advance(30_001);
+      expect(await rt.work()).toBe(1);
+      await rt.drain();
+      expect((await rt.get(wf.id)).status).toBe('COMPLETED');
+    });
+
+    it('renews the leases of a live worker, so a task longer than its lease is not taken over', async () => {
+      const inline = inlineExecutor({ stepsRoot: ENGINE_STEPS });
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      let entered!: () => void;
+      const running = new Promise<void>((resolve) => (entered = resolve));
+      const executor: StepExecutor = {
+        async call(functionPath, state, context) {
+          entered();
+          await gate;
+          return inline.call(functionPath, state, context);
+        },
+        close: () => inline.close(),
+      };
+      const slow = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'slow',
+        executor,
+        heartbeatIntervalMs: 20,
+      });
+      try {
+        const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
+        const service = slow.serve({ leaseMs: 60_000, maintenance: false, pollMs: 20 });
+        await running;
+        // the task runs past its first lease; the worker's heartbeat keeps pushing it on
+        for (let i = 0; i < 3; i++) {
+          clock.advance(45_000);
+          // renewed after the clock moved: the lease is a whole lease from the new now
+          const renewed = clock.now().getTime() + 60_000;
+          await expect
+            .poll(async () => (await listTasks(handle.store, wf.id))[0]?.leaseExpiresAt?.getTime())
+            .toBeGreaterThanOrEqual(renewed);
+        }
+        expect(await rt.maintain({ zombieAfterMs: 8_000 })).toMatchObject({ released: 0 });
+        expect(await rt.work()).toBe(0);
+        open();
+        await expect.poll(async () => (await rt.get(wf.id)).status).toBe('COMPLETED');
+        await service.stop();
+        expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+          status: 'COMPLETED',
+          workerId: 'slow',
+          attempts: 1,
+          leaseExpiresAt: null,
+        });
+        expect(await workerStatus(handle, 'slow')).toBe('STOPPED');
+      } finally {
+        open();
+        await slow.close();
+      }
+    });
+  });
+}
