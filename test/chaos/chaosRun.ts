@@ -79,6 +79,8 @@ export interface ChaosReport {
     network: NetworkFaultCounts;
     postgresDownSeconds: number | null;
     unplannedExits: UnplannedExit[];
+    /** Starts that exited before ready (the database was down) and were tried again. */
+    failedStarts: number;
     failedActions: string[];
   };
   storm: { allOnlineSeconds: number | null; drainedSeconds: number | null };
@@ -254,6 +256,10 @@ export async function runChaos(
         network: network.counts,
         postgresDownSeconds: outcome.postgresDownSeconds,
         unplannedExits,
+        failedStarts: [...cloud.gateways, ...cloud.workers, ...hosts.processes].reduce(
+          (n, p) => n + p.failedStarts,
+          0,
+        ),
         failedActions: outcome.failed,
       },
       storm: {

@@ -60,10 +60,11 @@ export function fleetConfig(version: 1 | 2): Record<string, unknown> {
 
 /** Publish a version of the fleet configuration. */
 export async function publishFleetConfig(api: AdminApi, version: 1 | 2): Promise<void> {
+  // a repeat publishes the same layer as one more version: harmless
   await api.call(
     '/api/v1/config/fleet/*',
     { method: 'PUT', body: fleetConfig(version) },
-    { repeat: 'idempotent' },
+    { repeat: 'idempotent', deadlineMs: 240_000 },
   );
 }
 

@@ -2,13 +2,20 @@
  * A supervised child process of the chaos run (gateway, worker, agent host): started as a
  * real `node` process, considered up once it prints its ready line, SIGKILLed and restarted
  * by the fault schedule, and restarted after an exit nobody asked for — which is recorded,
- * because a process that dies on its own (say, when PostgreSQL restarts under it) is a
- * finding of the run, not noise to hide. Its stderr and stdout go to a log file; stdout
- * lines are also handed to `onLine` (the agent hosts report over stdout).
+ * because a running process that dies on its own (say, when PostgreSQL restarts under it)
+ * is a finding of the run, not noise to hide. A start that exits before its ready line (its
+ * database is down right then) is tried again, as a supervisor would, and only counted.
+ * Stderr and stdout go to a log file; stdout lines are also handed to `onLine` (the agent
+ * hosts report over stdout).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+
+/** A start that ended before the ready line. */
+class EarlyExit extends Error {
+  override readonly name = 'EarlyExit';
+}
 
 /** An exit the run did not cause. */
 export interface UnplannedExit {
@@ -45,7 +52,12 @@ export interface ManagedProcess {
   readonly kills: number;
   /** Starts, the first one included. */
   readonly starts: number;
-  /** Spawn and wait for the ready line. */
+  /** Starts that exited before their ready line (and were tried again). */
+  readonly failedStarts: number;
+  /**
+   * Spawn and wait for the ready line, spawning again after an exit before it; a call while
+   * a start is in progress joins it.
+   */
   start(): Promise<void>;
   /** SIGKILL and wait for the exit (no restart). */
   kill(): Promise<void>;
@@ -63,12 +75,16 @@ export function managedProcess(options: ManagedProcessOptions): ManagedProcess {
   let closed = false;
   let kills = 0;
   let starts = 0;
+  let failedStarts = 0;
+  /** The start in progress: a second `start()` (or a crash restart) joins it. */
+  let starting: Promise<void> | undefined;
   const log: WriteStream = createWriteStream(options.logFile, { flags: 'a' });
   // a line that arrives after the log closed is dropped, not a crash of the run
   log.on('error', () => undefined);
   const stamp = (text: string) =>
     log.write(`--- ${new Date().toISOString()} ${options.name}: ${text}\n`);
 
+  /** Spawn once; resolves when ready, rejects with `exitedEarly` set if it exited before. */
   const spawnOnce = (): Promise<void> => {
     starts++;
     stamp(`start #${starts}`);
@@ -104,25 +120,63 @@ export function managedProcess(options: ManagedProcessOptions): ManagedProcess {
     exited = new Promise((resolve) => {
       proc.on('exit', (code, signal) => {
         stamp(`exit code ${code} signal ${signal}`);
-        if (!isUp) notReady(new Error(`${options.name} exited (${code ?? signal}) before ready`));
         if (child === proc) child = undefined;
-        if (!expectingExit && !closed) {
-          const exit = { name: options.name, code, signal, at: new Date().toISOString() };
-          options.onUnplannedExit?.(exit);
+        if (!isUp)
+          notReady(new EarlyExit(`${options.name} exited (${code ?? signal}) before ready`));
+        else if (!expectingExit && !closed) {
+          // a crash of a running process: a finding; restart it as a supervisor would
+          options.onUnplannedExit?.({
+            name: options.name,
+            code,
+            signal,
+            at: new Date().toISOString(),
+          });
           setTimeout(() => {
-            if (!closed && !child) void spawnOnce().catch(() => undefined);
+            if (!closed && !child) void startOnce().catch(() => undefined);
           }, 1_000);
         }
         resolve({ code, signal });
       });
     });
-    const timeoutMs = options.readyTimeoutMs ?? 120_000;
-    const timer = setTimeout(
-      () => notReady(new Error(`${options.name} not ready after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    return readyPromise.finally(() => clearTimeout(timer));
+    return readyPromise;
   };
+
+  /**
+   * Start, and start again after an exit before ready — a process that cannot reach its
+   * database at start-up exits, and its supervisor tries again — until ready or
+   * `readyTimeoutMs` passed.
+   */
+  const startUntilReady = async (): Promise<void> => {
+    const timeoutMs = options.readyTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`${options.name} not ready after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    timedOut.catch(() => undefined); // raced below; never left unhandled between attempts
+    try {
+      for (;;) {
+        try {
+          await Promise.race([spawnOnce(), timedOut]);
+          return;
+        } catch (error) {
+          if (!(error instanceof EarlyExit) || closed || Date.now() > deadline) throw error;
+          failedStarts++;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const startOnce = () =>
+    (starting ??= startUntilReady().finally(() => {
+      starting = undefined;
+    }));
 
   return {
     name: options.name,
@@ -138,9 +192,12 @@ export function managedProcess(options: ManagedProcessOptions): ManagedProcess {
     get starts() {
       return starts;
     },
+    get failedStarts() {
+      return failedStarts;
+    },
     start() {
       closed = false;
-      return spawnOnce();
+      return startOnce();
     },
     async kill() {
       const proc = child;

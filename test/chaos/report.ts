@@ -39,7 +39,7 @@ export function formatReport(report: ChaosReport): string {
     [
       'faults',
       f.failedActions.length === 0 && f.unplannedExits.length === 0 ? 'done' : 'FAIL',
-      `${figures(f.done)}, slow links ${f.network.slowLinks}, resets ${f.network.resets}, PostgreSQL down ${f.postgresDownSeconds?.toFixed(1) ?? '?'} s, unplanned exits ${f.unplannedExits.length}`,
+      `${figures(f.done)}, slow links ${f.network.slowLinks}, resets ${f.network.resets}, PostgreSQL down ${f.postgresDownSeconds?.toFixed(1) ?? '?'} s, starts retried ${f.failedStarts}, unplanned exits ${f.unplannedExits.length}`,
     ],
     [
       'reconnect storm',

@@ -1,7 +1,8 @@
 /**
  * Carrying out the fault plan (faultPlan.ts) during the chaos phase: each action at its
  * time, without waiting for the previous one (a host takes a while to come back, and the
- * next fault should not wait for it). A kill is SIGKILL, a pause, and a start that waits
+ * next fault should not wait for it) — except that a process is not killed again before it
+ * is back from its previous kill. A kill is SIGKILL, a pause, and a start that waits
  * for the process to be ready again. Resolves when every action has finished; failures are
  * collected, not thrown, so one failed action does not hide what the others did.
  */
@@ -95,10 +96,18 @@ export async function runFaults(
 ): Promise<FaultOutcome> {
   const outcome: FaultOutcome = { done: {}, failed: [], postgresDownSeconds: null };
   const actions: Promise<void>[] = [];
+  // a process is killed again only once it is back from its previous kill
+  const lastOn = new Map<string, Promise<void>>();
   for (const f of plan) {
     await sleep(Math.max(0, startedAt + f.atMs - Date.now()));
+    const key = 'downMs' in f ? `${f.kind}:${f.target}` : `${f.kind}:${actions.length}`;
+    const action = (lastOn.get(key) ?? Promise.resolve()).then(() => act(t, f, outcome));
+    lastOn.set(
+      key,
+      action.catch(() => undefined),
+    );
     actions.push(
-      act(t, f, outcome).then(
+      action.then(
         () => void (outcome.done[f.kind] = (outcome.done[f.kind] ?? 0) + 1),
         (error: unknown) => {
           outcome.failed.push(`${f.kind}: ${String(error)}`);
