@@ -1,7 +1,13 @@
 /**
  * A device's command ack, shared by `POST …/commands/{command_id}/ack` and the socket's
  * `ack` frame: checked for card data, recorded idempotently, failures as problems
- * (404 COMMAND_NOT_FOUND, 409 ACK_CONFLICT, 422 CARD_DATA_IN_CLEAR).
+ * (404 COMMAND_NOT_FOUND, 409 ACK_CONFLICT).
+ *
+ * An ack whose result or error looks like it holds a card number in clear is recorded with
+ * that part withheld — `{ withheld: 'CARD_DATA_IN_CLEAR', path }` instead of the result, a
+ * fixed text instead of the error — rather than refused: the command did run, and a refused
+ * ack left it PENDING for good (the device does not send a refused ack again). Nothing of
+ * the number is stored, logged or echoed.
  */
 import {
   ackCommand,
@@ -18,22 +24,27 @@ export interface Acknowledged {
   repeated: boolean;
 }
 
+/** `ack` with any part that looks like it holds a clear card number withheld. */
+function withoutCardData(ack: CommandAck): CommandAck {
+  const inResult = findClearPan(ack.result ?? null, '$.result');
+  const inError = ack.error !== undefined && findClearPan(ack.error, '$.error') !== undefined;
+  if (!inResult && !inError) return ack;
+  return {
+    ...ack,
+    ...(inResult ? { result: { withheld: 'CARD_DATA_IN_CLEAR', path: inResult.path } } : {}),
+    ...(inError ? { error: 'error text withheld: it looked like it held a card number' } : {}),
+  };
+}
+
 /** Record `ack` from its device. */
 export async function acknowledge(
   ctx: GatewayContext,
   ack: CommandAck,
   sourceIp: string | null,
 ): Promise<Acknowledged> {
-  const pan = findClearPan({ result: ack.result ?? null, error: ack.error ?? null });
-  if (pan)
-    throw new Problem(
-      422,
-      'CARD_DATA_IN_CLEAR',
-      `the ack contains what looks like a card number in clear (at ${pan.path}); it was not recorded`,
-    );
   const outcome = await ackCommand(
     ctx.store,
-    ack,
+    withoutCardData(ack),
     { actor: ack.deviceId, role: 'device', sourceIp },
     ctx.now(),
   );

@@ -18,7 +18,11 @@
  * record carries one (its `workflow_id`), and about one UUID in 2,500 has hex groups that
  * are all digits and line up like a printed card that passes Luhn
  * (`aace5705-3888-4162-9963-51b78820ecea`) — which refused valid records at random, and a
- * refused record is never synced. A UUID-shaped token is taken out before the scan.
+ * refused record is never synced. A UUID-shaped token is taken out before the scan. So is a
+ * hex digest — a token of 32 or more hex digits standing on its own (MD5, SHA-1, SHA-256:
+ * ETags, definition and binary hashes): about one SHA-256 hex string in a hundred holds a
+ * run of 13+ decimal digits that passes Luhn, which refused command acks carrying an ETag.
+ * A card number inside such a token is not a card printed anywhere.
  */
 
 /** Where a clear card number was found: the JSON path of the value (or key) holding it. */
@@ -53,9 +57,12 @@ const isPan = (digits: string) =>
 /** A UUID (8-4-4-4-12 hex digits), wherever it stands in a text. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
+/** A hex digest: 32 or more hex digits, not part of a longer word. */
+const HEX_DIGEST = /(?<![0-9a-z])[0-9a-f]{32,}(?![0-9a-z])/gi;
+
 /** Whether `text` contains something that looks like a clear card number. */
 export function containsClearPan(text: string): boolean {
-  const scanned = text.replace(UUID, '_');
+  const scanned = text.replace(UUID, '_').replace(HEX_DIGEST, '_');
   // runs of digits, each with the separator that follows it (one space or dash, or none)
   const runs: { digits: string; end: number }[] = [];
   for (const match of scanned.matchAll(/\d+/g)) {

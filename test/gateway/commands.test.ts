@@ -233,6 +233,44 @@ for (const dialect of CLOUD_DIALECTS) {
       ]);
     });
 
+    it('records an ack holding a card number with that part withheld, so the command settles', async () => {
+      const pan = '4111111111111111';
+      const first = (await (
+        await create({ command_type: 'DIAGNOSTIC', payload: {} })
+      ).json()) as Command;
+      const second = (await (
+        await create({ command_type: 'DIAGNOSTIC', payload: {} })
+      ).json()) as Command;
+      const leaky = { status: 'EXECUTED', result: { logs: [`card ${pan} declined`] } };
+      const done = await ack(first.command_id, leaky);
+      expect(done.status).toBe(200);
+      const body = await done.text();
+      expect(body).not.toContain(pan);
+      expect(JSON.parse(body)).toMatchObject({
+        status: 'EXECUTED',
+        result: { withheld: 'CARD_DATA_IN_CLEAR', path: '$.result.logs[0]' },
+      });
+      // the device sending it again is a repeat, not a conflict
+      expect((await ack(first.command_id, leaky)).status).toBe(200);
+      const failed = await ack(second.command_id, { status: 'FAILED', error: `bad card ${pan}` });
+      expect(await failed.json()).toMatchObject({
+        status: 'FAILED',
+        error: expect.stringContaining('withheld'),
+      });
+      for (const id of [first.command_id, second.command_id]) {
+        expect(JSON.stringify(await row(id))).not.toContain(pan);
+        expect(
+          JSON.stringify(
+            await gw.handle.store.db
+              .selectFrom('command_audit_log')
+              .selectAll()
+              .where('command_id', '=', id)
+              .execute(),
+          ),
+        ).not.toContain(pan);
+      }
+    });
+
     it('redelivers an unacked command after the ack timeout until max_retries, then fails it', async () => {
       const created = (await (
         await create({ command_type: 'DIAGNOSTIC', max_retries: 1 }, 'pos-2')

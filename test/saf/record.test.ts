@@ -141,6 +141,24 @@ describe('clear PAN detection', () => {
     expect(containsClearPan('aace5705-3888-4162-9963-51b78820ecea 4111 1111 1111 1111')).toBe(true);
   });
 
+  it('never takes a hex digest for one (ETags and hashes can hold a Luhn-valid run of digits)', () => {
+    // a SHA-256 hex digest whose run of 16 digits passes Luhn
+    const digest = `ab${'4111111111111111'}${'c0ffee'.repeat(7)}d4`;
+    expect(digest).toHaveLength(62);
+    expect(containsClearPan('4111111111111111')).toBe(true);
+    expect(findClearPan({ documents: [{ etag: `"${digest}"` }] })).toBeUndefined();
+    expect(containsClearPan(`sha256:${digest.toUpperCase()}`)).toBe(false);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-f]{64}$/), (hex) => {
+        expect(containsClearPan(`"${hex}"`)).toBe(false);
+      }),
+      { numRuns: 20_000 },
+    );
+    // a card next to a digest is still found, and so is one in a short hex-looking word
+    expect(containsClearPan(`${digest} 4111 1111 1111 1111`)).toBe(true);
+    expect(containsClearPan('ab4111111111111111cd')).toBe(true);
+  });
+
   it('agrees with Luhn on every 13–19 digit string', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[0-9]{13,19}$/), (digits) => {
