@@ -197,6 +197,7 @@ export const rateLimitRuleJson = (r: RateLimitRuleRecord) => ({
   route_pattern: r.routePattern,
   max_requests: r.maxRequests,
   window_seconds: r.windowSeconds,
+  burst: r.burst,
   enabled: r.enabled,
   created_at: r.createdAt.toISOString(),
   updated_at: r.updatedAt.toISOString(),
@@ -210,6 +211,8 @@ export const rateLimitRuleSchema = z.object({
   route_pattern: z.string(),
   max_requests: z.number().int(),
   window_seconds: z.number().int(),
+  /** Most requests per second per subject, on top of the window's limit (null: none). */
+  burst: z.number().int().nullable(),
   enabled: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -34,12 +34,16 @@ const idParams = z.strictObject({ id: z.uuid() });
 const limits = {
   max_requests: z.number().int().min(1).max(1_000_000_000),
   window_seconds: z.number().int().min(1).max(86_400),
+  /** Most requests per second per subject on top of the window's limit; null for none. */
+  burst: z.number().int().min(1).max(1_000_000_000).nullable(),
 };
 const createBody = z.strictObject({
   name: policyNameField,
   scope: z.enum(RATE_LIMIT_SCOPES),
   route_pattern: routePatternField.default('*'),
-  ...limits,
+  max_requests: limits.max_requests,
+  window_seconds: limits.window_seconds,
+  burst: limits.burst.default(null),
   enabled: z.boolean().default(true),
 });
 const patchBody = z
@@ -49,6 +53,7 @@ const patchBody = z
     route_pattern: routePatternField.optional(),
     max_requests: limits.max_requests.optional(),
     window_seconds: limits.window_seconds.optional(),
+    burst: limits.burst.optional(),
     enabled: z.boolean().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, 'name at least one field to change');
@@ -86,6 +91,17 @@ export function registerRateLimitRoutes(ctx: GatewayContext): void {
       throw new Problem(422, 'UNKNOWN_ROUTE_PATTERN', `'${pattern}' matches no route of this API`, {
         errors: [{ path: '$.route_pattern', message: 'matches no route' }],
       });
+  };
+
+  /** 422 when a burst would admit more than the window's whole limit. */
+  const requireSaneBurst = (fields: RateLimitRuleFields) => {
+    if (fields.burst !== null && fields.burst > fields.maxRequests)
+      throw new Problem(
+        422,
+        'INVALID_REQUEST',
+        `burst ${fields.burst} is larger than max_requests ${fields.maxRequests}`,
+        { errors: [{ path: '$.burst', message: 'must not exceed max_requests' }] },
+      );
   };
 
   const notFound = (id: string) =>
@@ -130,8 +146,10 @@ export function registerRateLimitRoutes(ctx: GatewayContext): void {
         routePattern: body.route_pattern,
         maxRequests: body.max_requests,
         windowSeconds: body.window_seconds,
+        burst: body.burst,
         enabled: body.enabled,
       };
+      requireSaneBurst(fields);
       const rule = await ctx.store
         .transaction((tx) =>
           insertRateLimitRule(tx, randomUUID(), fields, auditActor(principal, request), ctx.now()),
@@ -192,17 +210,20 @@ export function registerRateLimitRoutes(ctx: GatewayContext): void {
         .transaction(async (tx) => {
           const before = await getRateLimitRule(tx, params.id);
           if (!before) throw notFound(params.id);
+          const fields: RateLimitRuleFields = {
+            name: body.name ?? before.name,
+            scope: body.scope ?? before.scope,
+            routePattern: body.route_pattern ?? before.routePattern,
+            maxRequests: body.max_requests ?? before.maxRequests,
+            windowSeconds: body.window_seconds ?? before.windowSeconds,
+            burst: body.burst !== undefined ? body.burst : before.burst,
+            enabled: body.enabled ?? before.enabled,
+          };
+          requireSaneBurst(fields);
           return updateRateLimitRule(
             tx,
             params.id,
-            {
-              name: body.name ?? before.name,
-              scope: body.scope ?? before.scope,
-              routePattern: body.route_pattern ?? before.routePattern,
-              maxRequests: body.max_requests ?? before.maxRequests,
-              windowSeconds: body.window_seconds ?? before.windowSeconds,
-              enabled: body.enabled ?? before.enabled,
-            },
+            fields,
             auditActor(principal, request),
             ctx.now(),
           );

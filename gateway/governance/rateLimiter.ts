@@ -3,7 +3,9 @@
  * sharing the database.
  *
  * Counting: fixed windows aligned to the epoch (`window_seconds`), one shared counter per
- * rule, subject and window in rate_limit_tracking. A gateway does not write per request: it
+ * rule, subject and window in rate_limit_tracking. A rule with a `burst` is also enforced
+ * as a one-second window of `burst` requests, counted the same way under its own subject key
+ * (`…#burst`), so a day's budget cannot all arrive in one second. A gateway does not write per request: it
  * reserves a slice of the window's budget with one atomic upsert (reserveRateLimit.ts) and
  * spends it locally. The slice is `reserveFraction` of the limit (at least 1, at most
  * `maxReserve`), shrinking to a quarter of what is left as the window's budget runs low; a
@@ -82,6 +84,18 @@ export interface RateLimiter {
 
 interface Rule extends RateLimitRuleRecord {
   pattern: RoutePattern;
+  /** The per-second cap of a rule with a `burst`: counted apart, under the same rule id. */
+  isBurst: boolean;
+}
+
+/**
+ * A rule as enforced: its per-second cap first when it has a burst — so a request the burst
+ * refuses does not spend the window's budget — then itself.
+ */
+function enforcedRules(record: RateLimitRuleRecord): Rule[] {
+  const rule = { ...record, pattern: parseRoutePattern(record.routePattern), isBurst: false };
+  if (record.burst === null) return [rule];
+  return [{ ...rule, maxRequests: record.burst, windowSeconds: 1, isBurst: true }, rule];
 }
 
 interface Slot {
@@ -114,7 +128,7 @@ function subjectOf(rule: Rule, principal: Principal): string | undefined {
     case 'user': {
       if (principal.kind !== 'user') return undefined;
       const key = `user:${principal.name}`;
-      return key.length <= 200
+      return key.length <= 190 // room for the `#burst` suffix (subject_key is 200)
         ? key
         : `user#${createHash('sha256').update(principal.name).digest('hex')}`;
     }
@@ -156,7 +170,7 @@ export function createRateLimiter(
       const started = generation;
       loading = listRateLimitRules(deps.store, { enabledOnly: true })
         .then((records) => {
-          const list = records.map((r) => ({ ...r, pattern: parseRoutePattern(r.routePattern) }));
+          const list = records.flatMap(enforcedRules);
           if (started === generation) rules = { list, loadedAt: Date.now() };
           return list;
         })
@@ -278,15 +292,22 @@ export function createRateLimiter(
       for (const rule of list) {
         const subject = subjectOf(rule, principal);
         if (subject === undefined || !matchesRoute(rule.pattern, routed)) continue;
-        const verdict = await take(rule, subject, nowMs);
+        const verdict = await take(rule, rule.isBurst ? `${subject}#burst` : subject, nowMs);
         if (!verdict) continue;
         if (!verdict.admitted) {
           refused.inc({ rule: rule.name });
           throw new Problem(
             429,
             'RATE_LIMITED',
-            `rate limit '${rule.name}' allows ${rule.maxRequests} requests per ${rule.windowSeconds} s; retry in ${verdict.resetSeconds} s`,
-            { rule: rule.name, limit: rule.maxRequests, window_seconds: rule.windowSeconds },
+            rule.isBurst
+              ? `rate limit '${rule.name}' allows bursts of ${rule.maxRequests} requests per second; retry in ${verdict.resetSeconds} s`
+              : `rate limit '${rule.name}' allows ${rule.maxRequests} requests per ${rule.windowSeconds} s; retry in ${verdict.resetSeconds} s`,
+            {
+              rule: rule.name,
+              limit: rule.maxRequests,
+              window_seconds: rule.windowSeconds,
+              ...(rule.isBurst ? { burst: true } : {}),
+            },
             {
               'retry-after': String(verdict.resetSeconds),
               'ratelimit-limit': String(rule.maxRequests),

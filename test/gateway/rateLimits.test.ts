@@ -289,5 +289,67 @@ for (const dialect of CLOUD_DIALECTS) {
       ]);
       expect(new Set(audit.map((r) => r.actor))).toEqual(new Set(['test admin']));
     });
+
+    it('caps bursts per second on top of the window, across both gateways', async () => {
+      const tooBig = await asUser(a.url, a.adminToken, '/api/v1/rate-limits', {
+        method: 'POST',
+        body: JSON.stringify({
+          name: 'bad-burst',
+          scope: 'api_key',
+          route_pattern: 'GET /api/v1/devices/:id',
+          max_requests: 5,
+          window_seconds: 60,
+          burst: 6,
+        }),
+      });
+      expect(tooBig.status).toBe(422);
+      expect(await json(tooBig)).toMatchObject({
+        code: 'INVALID_REQUEST',
+        errors: [{ path: '$.burst' }],
+      });
+      const rule = await createRule({
+        name: 'bursty-reads',
+        scope: 'api_key',
+        route_pattern: 'GET /api/v1/devices/rl-dev-1',
+        max_requests: 6,
+        window_seconds: 60,
+        burst: 3,
+      });
+      expect(rule).toMatchObject({ burst: 3 });
+      const token = await operator('rl-op-burst');
+      const get = async (i: number) => {
+        const res = await asUser(urls()[i % 2]!, token, '/api/v1/devices/rl-dev-1');
+        return { status: res.status, body: res.status === 200 ? {} : await json<Json>(res) };
+      };
+      // start just after a minute boundary, so the whole test sits in one 60 s window
+      clock.advance(60_000 - (clock.now().getTime() % 60_000) + 10);
+      const first = [];
+      for (let i = 0; i < 5; i++) first.push(await get(i));
+      expect(first.map((r) => r.status)).toEqual([200, 200, 200, 429, 429]);
+      expect(first[3]!.body).toMatchObject({ code: 'RATE_LIMITED', limit: 3, burst: true });
+      // the next second admits a burst again, up to the window's limit of 6
+      clock.advance(1_000);
+      const second = [];
+      for (let i = 0; i < 3; i++) second.push(await get(i));
+      expect(second.map((r) => r.status)).toEqual([200, 200, 200]);
+      // a third second has burst room, but the window's 6 are spent
+      clock.advance(1_000);
+      const third = await get(0);
+      expect(third.status).toBe(429);
+      expect(third.body).toMatchObject({ limit: 6, window_seconds: 60 });
+      expect(third.body).not.toHaveProperty('burst');
+      // removing the burst leaves the window's limit alone
+      const patched = await asUser(a.url, a.adminToken, `/api/v1/rate-limits/${rule.rule_id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ burst: null }),
+      });
+      expect(await json(patched)).toMatchObject({ burst: null, max_requests: 6 });
+      b.context.rateLimits.invalidate();
+      clock.advance(1_000);
+      expect((await get(0)).status).toBe(429);
+      await asUser(a.url, a.adminToken, `/api/v1/rate-limits/${rule.rule_id}`, {
+        method: 'DELETE',
+      });
+    });
   });
 }

@@ -31,6 +31,7 @@ export async function insertRateLimitRule(
         route_pattern: fields.routePattern,
         max_requests: fields.maxRequests,
         window_seconds: fields.windowSeconds,
+        burst: fields.burst,
         enabled: h.codec.bool(fields.enabled),
         created_at: at,
         updated_at: at,
@@ -58,5 +59,6 @@ export const ruleDetails = (rule: RateLimitRuleRecord): Record<string, unknown> 
   route_pattern: rule.routePattern,
   max_requests: rule.maxRequests,
   window_seconds: rule.windowSeconds,
+  burst: rule.burst,
   enabled: rule.enabled,
 });

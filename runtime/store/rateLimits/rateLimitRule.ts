@@ -3,7 +3,8 @@
  * `window_seconds`, counted per subject — each device (`device`), each API token
  * (`api_key`), each operator name (`user`) or everyone together (`global`) — over the
  * requests matching `route_pattern` (method and path template; the gateway owns its
- * syntax). Cloud tier only.
+ * syntax). `burst`, when set, also caps each subject at that many requests per second
+ * (fixed one-second windows), so a long window's budget cannot be spent in one spike. Cloud tier only.
  */
 import type { Codec } from '../codec.js';
 
@@ -20,6 +21,7 @@ export const RATE_LIMIT_RULE_COLUMNS = [
   'route_pattern',
   'max_requests',
   'window_seconds',
+  'burst',
   'enabled',
   'created_at',
   'updated_at',
@@ -33,6 +35,8 @@ export interface RateLimitRuleRecord {
   routePattern: string;
   maxRequests: number;
   windowSeconds: number;
+  /** Most requests per second per subject, or null for no such cap. */
+  burst: number | null;
   enabled: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -46,6 +50,7 @@ export interface RateLimitRuleRow {
   route_pattern: string;
   max_requests: number | string;
   window_seconds: number | string;
+  burst: number | string | null;
   enabled: unknown;
   created_at: unknown;
   updated_at: unknown;
@@ -60,6 +65,7 @@ export function rowToRateLimitRule(codec: Codec, row: RateLimitRuleRow): RateLim
     routePattern: row.route_pattern,
     maxRequests: codec.parseInt(row.max_requests),
     windowSeconds: codec.parseInt(row.window_seconds),
+    burst: row.burst === null ? null : codec.parseInt(row.burst),
     enabled: codec.parseBool(row.enabled),
     createdAt: codec.parseTime(row.created_at),
     updatedAt: codec.parseTime(row.updated_at),
@@ -73,5 +79,6 @@ export interface RateLimitRuleFields {
   routePattern: string;
   maxRequests: number;
   windowSeconds: number;
+  burst: number | null;
   enabled: boolean;
 }

@@ -31,6 +31,7 @@ export async function updateRateLimitRule(
         route_pattern: fields.routePattern,
         max_requests: fields.maxRequests,
         window_seconds: fields.windowSeconds,
+        burst: fields.burst,
         enabled: h.codec.bool(fields.enabled),
         updated_at: h.codec.time(now),
       })
