@@ -94,7 +94,9 @@ export function route<
     ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
     handler: async (request, reply) => {
       let principal: Principal | undefined;
-      if (!('public' in access)) {
+      // a public route has no caller to count per: only `global` rules apply to it
+      if ('public' in access) await ctx.rateLimits.enforce(undefined, request, reply);
+      else {
         principal = await authenticate(ctx.auth, {
           authorization: request.headers.authorization,
           timestamp: header(request, 'x-saffron-timestamp'),

@@ -27,7 +27,10 @@
  * admitted requests carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
  * (seconds) of the most restrictive rule that applies. Requests no rule covers carry no
  * headers and cost nothing. An admin's requests to `/api/v1/rate-limits` are never limited,
- * so a rule written by mistake can always be undone.
+ * so a rule written by mistake can always be undone. Public routes (device registration by
+ * registration key, the OpenAPI document) have no caller to count per: `global`
+ * rules count them, so registration-key guessing can be capped; the health probes are never
+ * limited.
  *
  * Why not a fastify `onRequest` hook: the subject is the authenticated caller, and a device
  * is only known once its signature — over the body, with a nonce accepted once — is checked;
@@ -72,8 +75,15 @@ export interface RateLimiterDeps {
 
 /** The rate limiter of one gateway. */
 export interface RateLimiter {
-  /** Count the request; throws a 429 problem when a rule refuses it, else sets the headers. */
-  enforce(principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * Count the request; throws a 429 problem when a rule refuses it, else sets the headers.
+   * `principal` is undefined on a public route: only `global` rules count those.
+   */
+  enforce(
+    principal: Principal | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void>;
   /** Read the rules again on the next request (after a change through this gateway). */
   invalidate(): void;
   /** Delete expired counters now; returns how many went. */
@@ -118,8 +128,12 @@ interface Verdict {
 
 const ADMIN_ROUTES = '/api/v1/rate-limits';
 
+/** Public routes no rule limits: health probes must answer however busy the API is. */
+const PROBES = new Set(['/healthz', '/readyz']);
+
 /** The counting subject of `principal` under `rule`, or undefined when the rule is not for it. */
-function subjectOf(rule: Rule, principal: Principal): string | undefined {
+function subjectOf(rule: Rule, principal: Principal | undefined): string | undefined {
+  if (principal === undefined) return rule.scope === 'global' ? 'global' : undefined;
   switch (rule.scope) {
     case 'device':
       return principal.kind === 'device' ? `device:${principal.deviceId}` : undefined;
@@ -280,8 +294,9 @@ export function createRateLimiter(
       const list = await loadRules();
       if (list.length === 0) return;
       const template = request.routeOptions.url ?? request.url.split('?')[0]!;
+      if (principal === undefined && PROBES.has(template)) return;
       if (
-        principal.kind === 'user' &&
+        principal?.kind === 'user' &&
         principal.role === 'admin' &&
         (template === ADMIN_ROUTES || template.startsWith(`${ADMIN_ROUTES}/`))
       )

@@ -351,5 +351,50 @@ for (const dialect of CLOUD_DIALECTS) {
         method: 'DELETE',
       });
     });
+
+    it('counts public routes under global rules (registration-key guessing), never the probes', async () => {
+      const registrations = await createRule({
+        name: 'registrations',
+        scope: 'global',
+        route_pattern: 'POST /api/v1/devices/register',
+        max_requests: 2,
+        window_seconds: 60,
+      });
+      const everything = await createRule({
+        name: 'everything',
+        scope: 'global',
+        route_pattern: '*',
+        max_requests: 1_000,
+        window_seconds: 60,
+      });
+      clock.advance(60_000 - (clock.now().getTime() % 60_000) + 10);
+      const register = (base: string) =>
+        fetch(`${base}/api/v1/devices/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ registration_key: 'not-a-key', device_type: 'POS' }),
+        });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await register(urls()[i % 2]!)).status);
+      expect(statuses.slice(0, 2).every((s) => s !== 429)).toBe(true);
+      expect(statuses.slice(2)).toEqual([429, 429]);
+      const refused = await register(a.url);
+      expect(refused.headers.get('retry-after')).not.toBeNull();
+      expect(await json(refused)).toMatchObject({ code: 'RATE_LIMITED', rule: 'registrations' });
+      // the probes answer whatever the global rules say
+      await asUser(a.url, a.adminToken, `/api/v1/rate-limits/${everything.rule_id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ max_requests: 1 }),
+      });
+      for (let i = 0; i < 3; i++) {
+        expect((await fetch(`${a.url}/healthz`)).status).toBe(200);
+        expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
+      }
+      expect((await fetch(`${a.url}/api/v1/openapi.json`)).status).toBe(429);
+      for (const rule of [registrations, everything])
+        await asUser(a.url, a.adminToken, `/api/v1/rate-limits/${rule.rule_id}`, {
+          method: 'DELETE',
+        });
+    });
   });
 }
