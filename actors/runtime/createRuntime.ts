@@ -236,6 +236,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     taskDrain: { running: false, again: false },
     taskWake: undefined,
     taskLeaseMs: options.taskLeaseMs ?? 300_000,
+    heldTasks: new Set(),
     onError: onBackgroundError,
     compiled: new Map(),
     compiledByObject: new WeakMap(),

@@ -61,6 +61,8 @@ export interface Internals {
   commits: CommitQueue;
   /** How long this node's task claims hold before another worker may take a task over. */
   taskLeaseMs: number;
+  /** Tasks this node claimed and is running until their outcome is recorded (serve.ts renews their leases). */
+  heldTasks: Set<string>;
   /** Run ASYNC / PARALLEL tasks in this process right after dispatching them. */
   runTasks: boolean;
   /** This runtime's one background drain loop (see `kickTasks`). */

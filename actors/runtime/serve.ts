@@ -3,15 +3,15 @@
  * zombie recovery, PARALLEL timeouts, cron. Idle workers sleep until a NOTIFY says tasks were
  * queued (PostgreSQL) or the poll interval passes (every store). The node registers in
  * worker_nodes (cloud stores) with its capabilities; a timer of its own (not the rounds, which
- * wait for long tasks) refreshes the row's heartbeat every heartbeat interval and renews the
- * leases of the tasks it holds. A node whose heartbeat goes stale is declared dead by the
+ * wait for long tasks) refreshes the row's heartbeat every heartbeat interval, renews the
+ * leases of the tasks it runs and gives up the claims it lost track of (store keepTaskClaims). A node whose heartbeat goes stale is declared dead by the
  * maintenance pass and its tasks are taken over (maintenance.ts).
  */
 import { hostname } from 'node:os';
 import {
   listenForTasks,
   registerWorker,
-  renewTaskLeases,
+  keepTaskClaims,
   touchWorker,
 } from '../../runtime/index.js';
 import type { Internals } from './internals.js';
@@ -138,10 +138,18 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
   function heartbeat(): { stop(): Promise<void> } {
     const leaseMs = options.leaseMs ?? internals.taskLeaseMs;
     let inFlight: Promise<void> | undefined;
+    // a claim answered within this long is not mistaken for one whose answer was lost
+    const orphanAfterMs = Math.max(30_000, internals.heartbeatIntervalMs * 3);
     const touch = async () => {
       const now = internals.clock.now();
       await touchWorker(store, internals.workerId, now);
-      await renewTaskLeases(store, internals.workerId, new Date(now.getTime() + leaseMs));
+      await keepTaskClaims(store, {
+        workerId: internals.workerId,
+        running: [...internals.heldTasks],
+        until: new Date(now.getTime() + leaseMs),
+        orphanedBefore: new Date(now.getTime() - orphanAfterMs),
+        now,
+      });
     };
     const timer = setInterval(() => {
       // a beat still waiting for the database is not doubled

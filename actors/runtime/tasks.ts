@@ -14,10 +14,11 @@
  *
  * A task's function gets the state snapshot taken at dispatch; what it returns, and what it
  * changed in place, is its result. Failures are retried with exponential backoff up to the
- * task's `max_attempts`; a live worker renews the leases of the tasks it holds with its
- * heartbeat (serve.ts), and a worker that dies loses them when the maintenance pass declares
- * it dead (its heartbeat older than the zombie threshold), or at the latest when its lease
- * (`leaseMs`) runs out; then the next claim of any worker takes the task over.
+ * task's `max_attempts`; a live worker renews the leases of the tasks it runs with its
+ * heartbeat and gives up claims it lost track of (serve.ts); a worker that dies loses its
+ * tasks when the maintenance pass declares it dead (its heartbeat older than the zombie
+ * threshold), or at the latest when their lease (`leaseMs`) runs out; then the next claim
+ * of any worker takes the task over.
  */
 import {
   claimTasks,
@@ -183,11 +184,13 @@ export async function drainTasks(
   function start(task: ClaimedTask) {
     running++;
     ran++;
+    internals.heldTasks.add(task.id);
     runClaimedTask(internals, task, outcomes)
       .catch((error: unknown) => {
         failure ??= { error };
       })
       .finally(() => {
+        internals.heldTasks.delete(task.id);
         running--;
         slotFreed?.();
       });

@@ -78,10 +78,11 @@ export {
   type TaskFinish,
 } from './tasks/finishTask.js';
 export {
+  keepTaskClaims,
   registerWorker,
   releaseDeadWorkers,
-  renewTaskLeases,
   touchWorker,
+  type HeldClaims,
   type WorkerNode,
 } from './workers/registerWorker.js';
 export { withAdvisoryLock } from './postgres/leadership.js';

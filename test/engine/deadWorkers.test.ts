@@ -155,5 +155,43 @@ for (const dialect of CLOUD_DIALECTS) {
         await slow.close();
       }
     });
+
+    it('gives up a claim whose answer was lost, so a live worker does not sit on a task it never ran', async () => {
+      const idle = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'idle',
+        heartbeatIntervalMs: 20,
+      });
+      try {
+        const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
+        const service = idle.serve({ leaseMs: 300_000, maintenance: false, tasks: false });
+        // the claim committed under idle's id, but idle never saw the answer
+        const lost = await claimTasks(handle.store, {
+          workerId: 'idle',
+          limit: 1,
+          leaseMs: 300_000,
+          now: clock.now(),
+        });
+        expect(lost).toHaveLength(1);
+        const lease = (await listTasks(handle.store, wf.id))[0]!.leaseExpiresAt!.getTime();
+        // a young claim may still have its answer on the way: left alone, and not renewed
+        clock.advance(10_000);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect((await listTasks(handle.store, wf.id))[0]!.leaseExpiresAt!.getTime()).toBe(lease);
+        expect(await rt.work()).toBe(0);
+        // past the grace, idle's heartbeat ends the lease and any worker takes the task
+        clock.advance(30_000);
+        await expect
+          .poll(async () => (await listTasks(handle.store, wf.id))[0]!.leaseExpiresAt!.getTime())
+          .toBeLessThanOrEqual(clock.now().getTime());
+        expect(await rt.work()).toBe(1);
+        await rt.drain();
+        expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED', state: { score: 10 } });
+        await service.stop();
+      } finally {
+        await idle.close();
+      }
+    });
   });
 }

@@ -42,31 +42,69 @@ export async function touchWorker(
   }
 }
 
+/** What {@link keepTaskClaims} is told about a worker's claims. */
+export interface HeldClaims {
+  workerId: string;
+  /** The tasks the worker is running right now. */
+  running: readonly string[];
+  /** Their leases are pushed to at least this. */
+  until: Date;
+  /** A task the worker holds but is not running, claimed before this, is an orphan. */
+  orphanedBefore: Date;
+  now: Date;
+}
+
 /**
- * Keep a live worker's claims: push the lease of every task `workerId` holds to at least
- * `until`, so a task that runs longer than one lease is not taken over while its worker is
- * alive. Returns how many leases it pushed.
+ * Keep a live worker's claims, and give up the ones it lost track of.
+ *
+ * - The leases of the tasks it runs are pushed to at least `until`, so a task that runs
+ *   longer than one lease is not taken over while its worker is alive.
+ * - A task the database says it holds but it is not running — the claim committed and its
+ *   answer was lost with the connection (a database restart) — gets its lease ended now, so
+ *   another claim takes it over instead of waiting out the lease. Only claims older than
+ *   `orphanedBefore` count: a claim whose answer is still on its way is not an orphan.
+ *
+ * Returns how many leases were renewed and how many orphans released.
  */
-export async function renewTaskLeases(
+export async function keepTaskClaims(
   h: StoreHandle,
-  workerId: string,
-  until: Date,
-): Promise<number> {
+  claims: HeldClaims,
+): Promise<{ renewed: number; released: number }> {
+  const until = h.codec.time(claims.until);
+  const now = h.codec.time(claims.now);
   try {
-    const result = await h.db
+    let renewed = 0;
+    if (claims.running.length > 0) {
+      const result = await h.db
+        .updateTable('tasks')
+        .set({ lease_expires_at: until })
+        .where((eb) =>
+          eb.and([
+            eb('id', 'in', [...claims.running]),
+            eb('worker_id', '=', claims.workerId),
+            eb('status', '=', 'CLAIMED'),
+            eb('lease_expires_at', '<', until),
+          ]),
+        )
+        .executeTakeFirst();
+      renewed = Number(result.numUpdatedRows);
+    }
+    const orphans = await h.db
       .updateTable('tasks')
-      .set({ lease_expires_at: h.codec.time(until) })
+      .set({ lease_expires_at: now })
       .where((eb) =>
         eb.and([
-          eb('worker_id', '=', workerId),
+          eb('worker_id', '=', claims.workerId),
           eb('status', '=', 'CLAIMED'),
-          eb('lease_expires_at', '<', h.codec.time(until)),
+          eb('claimed_at', '<', h.codec.time(claims.orphanedBefore)),
+          eb('lease_expires_at', '>', now),
+          ...(claims.running.length > 0 ? [eb('id', 'not in', [...claims.running])] : []),
         ]),
       )
       .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+    return { renewed, released: Number(orphans.numUpdatedRows) };
   } catch (error) {
-    throw translateDriverError(error, `renew the task leases of worker ${workerId}`);
+    throw translateDriverError(error, `keep the task claims of worker ${claims.workerId}`);
   }
 }
 
