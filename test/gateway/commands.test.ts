@@ -253,10 +253,9 @@ for (const dialect of CLOUD_DIALECTS) {
       // the device sending it again is a repeat, not a conflict
       expect((await ack(first.command_id, leaky)).status).toBe(200);
       const failed = await ack(second.command_id, { status: 'FAILED', error: `bad card ${pan}` });
-      expect(await failed.json()).toMatchObject({
-        status: 'FAILED',
-        error: expect.stringContaining('withheld'),
-      });
+      const failedBody = (await failed.json()) as { status: string; error: string };
+      expect(failedBody.status).toBe('FAILED');
+      expect(failedBody.error).toContain('withheld');
       for (const id of [first.command_id, second.command_id]) {
         expect(JSON.stringify(await row(id))).not.toContain(pan);
         expect(
