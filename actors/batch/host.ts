@@ -54,6 +54,8 @@ export interface BatchSpec {
   /** The commands every device gets, in order. */
   commands: BatchCommandSpec[];
   deviceIds: readonly string[];
+  /** The batch's id when one was reserved for it (a batch held for approval). */
+  batchId?: string;
 }
 
 const TERMINAL: ReadonlySet<BatchStatus> = new Set([
@@ -93,7 +95,7 @@ export async function insertNewBatch(
   return insertBatch(
     h,
     {
-      batchId: ids(),
+      batchId: spec.batchId ?? ids(),
       name: spec.name,
       executionMode: spec.mode,
       totalCommands: items.length,

@@ -55,6 +55,8 @@ export interface BroadcastSpec {
   waitSeconds: number;
   /** Failure rate (0–1) above which a phase halts the broadcast; null: never. */
   failureThreshold: number | null;
+  /** The broadcast's id when one was reserved for it (a broadcast held for approval). */
+  broadcastId?: string;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(['COMPLETED', 'CANCELLED']);
@@ -88,7 +90,7 @@ export async function insertNewBroadcast(
   return insertBroadcast(
     h,
     {
-      broadcastId: ids(),
+      broadcastId: spec.broadcastId ?? ids(),
       commandType: spec.commandType,
       payload: spec.payload,
       targetFilter: spec.target,

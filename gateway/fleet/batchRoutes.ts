@@ -2,7 +2,9 @@
  * Command batches (`/api/v1/command-batches`): many commands to one or many devices, run
  * in PARALLEL or SEQUENTIALLY per device (actors/batch). Operators and admins create and
  * cancel; viewers read. Creating one starts it at once: the first commands are created and
- * pushed before the answer. Cancelling stops what was not delivered yet (CANCELLED, and
+ * pushed before the answer — unless a policy holds its commands for approval: then nothing
+ * is created but the approval (202; the batch is created and started, with the id the
+ * approval reserved, once enough approvers agree). Cancelling stops what was not delivered yet (CANCELLED, and
  * never-released items too); commands devices already hold run their course.
  */
 import { z } from 'zod';
@@ -15,11 +17,13 @@ import {
 import { BATCH_STATUSES, getBatch, listBatches } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
+import { approvalSchema } from '../governance/present.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 import { createBatch } from './create.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { FleetDriver } from './driver.js';
+import { HELD_SUMMARY, replyHeld } from './heldReply.js';
 import { batchItemJson, batchItemSchema, batchJson, batchSchema } from './present.js';
 import { createBatchBody } from './schemas.js';
 
@@ -49,15 +53,15 @@ export function registerBatchRoutes(ctx: GatewayContext, driver: FleetDriver): v
     {
       method: 'POST',
       url: '/api/v1/command-batches',
-      summary: 'create a command batch (PARALLEL or SEQUENTIAL per device) and start it',
+      summary: `create a command batch (PARALLEL or SEQUENTIAL per device) and start it; ${HELD_SUMMARY}`,
       tags,
       access: { roles: MANAGE },
       body: createBatchBody,
-      response: batchSchema,
+      response: z.union([batchSchema, approvalSchema]),
       status: 201,
       bodyLimit: 1024 * 1024,
     },
-    async ({ body, principal, request }) => {
+    async ({ body, principal, request, reply }) => {
       const by = auditActor(principal, request);
       const created = await ctx.store.transaction((tx) =>
         createBatch(
@@ -73,8 +77,9 @@ export function registerBatchRoutes(ctx: GatewayContext, driver: FleetDriver): v
           ctx.now(),
         ),
       );
-      const step = await driver.stepBatch(created.batchId, batchEvents.start(), by);
-      if (!step) throw notFound(created.batchId);
+      if (created.kind === 'held') return replyHeld(reply, created.approval);
+      const step = await driver.stepBatch(created.batch.batchId, batchEvents.start(), by);
+      if (!step) throw notFound(created.batch.batchId);
       return batchJson(step.batch, step.snapshot);
     },
   );

@@ -2,7 +2,9 @@
  * Command broadcasts (`/api/v1/command-broadcasts`): one command to every device matching
  * a filter, rolled out in phases with an automatic halt on failures (actors/broadcast).
  * Operators and admins create, pause, resume and cancel; viewers read the progress and the
- * per-device outcomes. Creating one starts phase 1 before the answer.
+ * per-device outcomes. Creating one starts phase 1 before the answer — unless a policy holds
+ * its command for approval: then nothing is created but the approval (202; the broadcast is
+ * created and started, with the id the approval reserved, once enough approvers agree).
  *
  * Pause stops further phases (commands already created still go); a threshold halt also
  * cancels the phase's undelivered commands; resume continues — after a threshold halt it
@@ -19,11 +21,13 @@ import {
 } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
+import { approvalSchema } from '../governance/present.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 import { createBroadcast } from './create.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { FleetDriver } from './driver.js';
+import { HELD_SUMMARY, replyHeld } from './heldReply.js';
 import {
   broadcastDeviceJson,
   broadcastDeviceSchema,
@@ -84,15 +88,15 @@ export function registerBroadcastRoutes(ctx: GatewayContext, driver: FleetDriver
     {
       method: 'POST',
       url: '/api/v1/command-broadcasts',
-      summary: 'broadcast a command to every device matching a filter, in phases',
+      summary: `broadcast a command to every device matching a filter, in phases; ${HELD_SUMMARY}`,
       tags,
       access: { roles: MANAGE },
       body: createBroadcastBody,
-      response: broadcastSchema,
+      response: z.union([broadcastSchema, approvalSchema]),
       status: 201,
       bodyLimit: 1024 * 1024,
     },
-    async ({ body, principal, request }) => {
+    async ({ body, principal, request, reply }) => {
       const by = auditActor(principal, request);
       const created = await ctx.store.transaction((tx) =>
         createBroadcast(
@@ -107,12 +111,10 @@ export function registerBroadcastRoutes(ctx: GatewayContext, driver: FleetDriver
           ctx.now(),
         ),
       );
-      const step = await driver.stepBroadcast(
-        created.broadcastId,
-        bcEvents.start(ctx.now(), 0),
-        by,
-      );
-      if (!step) throw notFound(created.broadcastId);
+      if (created.kind === 'held') return replyHeld(reply, created.approval);
+      const id = created.broadcast.broadcastId;
+      const step = await driver.stepBroadcast(id, bcEvents.start(ctx.now(), 0), by);
+      if (!step) throw notFound(id);
       return broadcastJson(step.broadcast);
     },
   );

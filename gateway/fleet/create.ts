@@ -4,18 +4,33 @@
  * the equivalent request would. Nothing is sent here: a new batch or broadcast is PENDING
  * until the fleet driver steps it with `start` (at once after the commit; the periodic
  * pass starts any it missed).
+ *
+ * A request whose commands an authorization policy holds for approval creates nothing but
+ * its approval (governance/heldFleetOperations.ts): the outcome is then `held`, and the batch
+ * or broadcast is created — with the id reserved in the approval — when enough approvers
+ * agree. A schedule's run asks in the name of the schedule's creator.
  */
-import { insertNewBatch, insertNewBroadcast, type BatchCommandSpec } from '../../actors/index.js';
+import {
+  insertNewBatch,
+  insertNewBroadcast,
+  type BatchCommandSpec,
+  type BatchSpec,
+  type BroadcastSpec,
+} from '../../actors/index.js';
 import {
   findClearPan,
   findMissingDevices,
+  requestSubject,
+  type ApprovalRecord,
   type BatchRecord,
   type BroadcastRecord,
   type CommandActor,
   type StoreHandle,
   type TemplateRecord,
 } from '../../runtime/index.js';
-import { gateFleetCommands } from '../governance/commandGate.js';
+import { gateCommands } from '../governance/commandGate.js';
+import { holdBatch, holdBroadcast, type ScheduleRun } from '../governance/heldFleetOperations.js';
+import { requesterOf } from '../governance/roles.js';
 import type { CreateCommand } from '../link/commandTypes.js';
 import { Problem } from '../problem.js';
 import {
@@ -43,9 +58,57 @@ export interface BroadcastRequest {
   failureThreshold: number | null;
 }
 
-/** What a template application created. */
-export type Applied =
-  { kind: 'batch'; batch: BatchRecord } | { kind: 'broadcast'; broadcast: BroadcastRecord };
+/** A request held for approval: nothing was created but its approval. */
+export interface Held {
+  kind: 'held';
+  approval: ApprovalRecord;
+}
+/** What creating a batch did. */
+export type BatchOutcome = { kind: 'batch'; batch: BatchRecord } | Held;
+/** What creating a broadcast did. */
+export type BroadcastOutcome = { kind: 'broadcast'; broadcast: BroadcastRecord } | Held;
+/** What a template application (or a schedule's run) did. */
+export type Applied = BatchOutcome | BroadcastOutcome;
+
+/** Options of the create functions. */
+export interface CreateOptions {
+  /**
+   * Unknown devices are a 422 UNKNOWN_DEVICES (default: the API); a scheduled run leaves
+   * them to fail as items instead.
+   */
+  requireDevices?: boolean;
+  /** The schedule's run creating it (a held request is then asked by its creator). */
+  run?: ScheduleRun;
+}
+
+/**
+ * The ids an outcome names, for audit rows: the batch or broadcast (when held, the id
+ * reserved for it) and, when held, the approval.
+ */
+export function appliedIds(applied: Applied): {
+  batchId?: string;
+  broadcastId?: string;
+  approvalId?: string;
+} {
+  switch (applied.kind) {
+    case 'batch':
+      return { batchId: applied.batch.batchId };
+    case 'broadcast':
+      return { broadcastId: applied.broadcast.broadcastId };
+    case 'held': {
+      const { batchId, broadcastId } = requestSubject(applied.approval.commandRequest);
+      return {
+        ...(batchId !== undefined ? { batchId } : {}),
+        ...(broadcastId !== undefined ? { broadcastId } : {}),
+        approvalId: applied.approval.approvalId,
+      };
+    }
+    default: {
+      const never: never = applied;
+      return never;
+    }
+  }
+}
 
 /** 422 CARD_DATA_IN_CLEAR when a payload holds what looks like a card number. */
 export function refuseClearPan(commands: readonly CreateCommand[]): void {
@@ -67,19 +130,16 @@ const specOf = (c: CreateCommand): BatchCommandSpec => ({
   ...(c.expires_in_seconds !== undefined ? { expires_in_seconds: c.expires_in_seconds } : {}),
 });
 
-/**
- * Create a batch. With `requireDevices`, unknown devices are a 422 UNKNOWN_DEVICES (the
- * API); a scheduled run leaves them to fail as items instead.
- */
+/** Create a batch, or hold it for approval (see the module comment). */
 export async function createBatch(
   h: StoreHandle,
   request: BatchRequest,
   actor: CommandActor,
   now: Date,
-  requireDevices = true,
-): Promise<BatchRecord> {
+  options: CreateOptions = {},
+): Promise<BatchOutcome> {
   refuseClearPan(request.commands);
-  if (requireDevices) {
+  if (options.requireDevices ?? true) {
     const missing = await findMissingDevices(h, request.deviceIds);
     if (missing.length > 0)
       throw new Problem(
@@ -90,62 +150,72 @@ export async function createBatch(
       );
   }
   // command versions and authorization policies (governance/commandGate.ts)
-  await gateFleetCommands(
+  const gate = await gateCommands(
     h,
     { commands: request.commands, deviceIds: request.deviceIds, pathOf: (i) => `$.commands[${i}]` },
-    actor,
+    requesterOf(actor),
     now,
   );
-  return insertNewBatch(
-    h,
-    {
-      name: request.name,
-      mode: request.mode,
-      stopOnFailure: request.stopOnFailure,
-      commands: request.commands.map(specOf),
-      deviceIds: request.deviceIds,
-    },
-    actor,
-    now,
-  );
+  const spec: BatchSpec = {
+    name: request.name,
+    mode: request.mode,
+    stopOnFailure: request.stopOnFailure,
+    commands: request.commands.map(specOf),
+    deviceIds: request.deviceIds,
+  };
+  if (gate.approval) {
+    const input = { spec, resolved: gate.resolved, terms: gate.approval, run: options.run };
+    return { kind: 'held', approval: await holdBatch(h, input, actor, now) };
+  }
+  return { kind: 'batch', batch: await insertNewBatch(h, spec, actor, now) };
 }
 
-/** Create a broadcast (its devices are picked phase by phase when it runs). */
+/**
+ * Create a broadcast (its devices are picked phase by phase when it runs), or hold it for
+ * approval (see the module comment).
+ */
 export async function createBroadcast(
   h: StoreHandle,
   request: BroadcastRequest,
   actor: CommandActor,
   now: Date,
-): Promise<BroadcastRecord> {
+  options: CreateOptions = {},
+): Promise<BroadcastOutcome> {
   refuseClearPan([request.command]);
   // devices are picked phase by phase: every policy that may cover them applies
-  await gateFleetCommands(
+  const gate = await gateCommands(
     h,
     { commands: [request.command], deviceIds: 'any', pathOf: () => '$.command' },
-    actor,
+    requesterOf(actor),
     now,
   );
-  return insertNewBroadcast(
-    h,
-    {
-      commandType: request.command.command_type,
-      payload: request.command.payload,
-      maxRetries: request.command.max_retries,
-      expiresInSeconds: request.command.expires_in_seconds ?? DEFAULT_BROADCAST_COMMAND_TTL_SECONDS,
+  const spec: BroadcastSpec = {
+    commandType: request.command.command_type,
+    payload: request.command.payload,
+    maxRetries: request.command.max_retries,
+    expiresInSeconds: request.command.expires_in_seconds ?? DEFAULT_BROADCAST_COMMAND_TTL_SECONDS,
+    target: request.target,
+    phases: request.rollout.phases,
+    waitSeconds: request.rollout.wait_seconds,
+    failureThreshold: request.failureThreshold,
+  };
+  if (gate.approval) {
+    const input = {
+      spec,
       target: request.target,
-      phases: request.rollout.phases,
-      waitSeconds: request.rollout.wait_seconds,
-      failureThreshold: request.failureThreshold,
-    },
-    actor,
-    now,
-  );
+      resolved: gate.resolved,
+      terms: gate.approval,
+      run: options.run,
+    };
+    return { kind: 'held', approval: await holdBroadcast(h, input, actor, now) };
+  }
+  return { kind: 'broadcast', broadcast: await insertNewBroadcast(h, spec, actor, now) };
 }
 
 /**
  * Render `template` with `values` (422 with paths when they do not fit) and create what
  * `target` asks for: a SEQUENTIAL batch for one device, a batch, or a broadcast (which
- * takes exactly one command).
+ * takes exactly one command) — or hold it for approval.
  */
 export async function applyTemplate(
   h: StoreHandle,
@@ -154,7 +224,7 @@ export async function applyTemplate(
   target: ApplyTarget,
   actor: CommandActor,
   now: Date,
-  requireDevices = true,
+  options: CreateOptions = {},
 ): Promise<Applied> {
   const rendered = renderTemplateCommands(
     templateDefinition(template.commands, template.variables),
@@ -173,39 +243,33 @@ export async function applyTemplate(
   const name = `${template.name} v${template.version}`;
   switch (target.kind) {
     case 'device':
-      return {
-        kind: 'batch',
-        batch: await createBatch(
-          h,
-          {
-            name,
-            mode: 'SEQUENTIAL',
-            stopOnFailure: true,
-            deviceIds: [target.device_id],
-            commands: rendered.commands,
-          },
-          actor,
-          now,
-          requireDevices,
-        ),
-      };
+      return createBatch(
+        h,
+        {
+          name,
+          mode: 'SEQUENTIAL',
+          stopOnFailure: true,
+          deviceIds: [target.device_id],
+          commands: rendered.commands,
+        },
+        actor,
+        now,
+        options,
+      );
     case 'batch':
-      return {
-        kind: 'batch',
-        batch: await createBatch(
-          h,
-          {
-            name: target.name ?? name,
-            mode: target.execution_mode,
-            stopOnFailure: target.stop_on_failure,
-            deviceIds: target.device_ids,
-            commands: rendered.commands,
-          },
-          actor,
-          now,
-          requireDevices,
-        ),
-      };
+      return createBatch(
+        h,
+        {
+          name: target.name ?? name,
+          mode: target.execution_mode,
+          stopOnFailure: target.stop_on_failure,
+          deviceIds: target.device_ids,
+          commands: rendered.commands,
+        },
+        actor,
+        now,
+        options,
+      );
     case 'broadcast': {
       const [command, ...more] = rendered.commands;
       if (!command || more.length > 0)
@@ -214,20 +278,18 @@ export async function applyTemplate(
           'TEMPLATE_NOT_BROADCASTABLE',
           `a broadcast sends one command; template ${name} has ${rendered.commands.length}`,
         );
-      return {
-        kind: 'broadcast',
-        broadcast: await createBroadcast(
-          h,
-          {
-            command,
-            target: target.target,
-            rollout: target.rollout,
-            failureThreshold: target.failure_threshold ?? null,
-          },
-          actor,
-          now,
-        ),
-      };
+      return createBroadcast(
+        h,
+        {
+          command,
+          target: target.target,
+          rollout: target.rollout,
+          failureThreshold: target.failure_threshold ?? null,
+        },
+        actor,
+        now,
+        options,
+      );
     }
     default: {
       const never: never = target;

@@ -6,6 +6,11 @@
  * read. A schedule is checked when it is created as far as it can be — the cron
  * expression, the time zone, the command payloads, and a template target is rendered once
  * with its variables — so most mistakes are a 422 now rather than a FAILED run later.
+ *
+ * The creator must hold the roles the authorization policies require (403 ROLE_REQUIRED):
+ * runs act as the system and are not checked for roles again. A schedule whose commands a
+ * policy holds for approval may be created; each of its runs is then held for approval in
+ * the creator's name (scheduler.ts), so the creator cannot approve its own schedule's runs.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -23,7 +28,8 @@ import {
 } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
-import { gateFleetCommands, type GateRequest } from '../governance/commandGate.js';
+import { gateCommands, type GateRequest } from '../governance/commandGate.js';
+import { requesterOf } from '../governance/roles.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 import { nextCronTick } from './calendar.js';
@@ -59,8 +65,9 @@ function firstRun(
 
 /**
  * Check what a schedule will create, as its creator: besides the checks below, command
- * versions and authorization policies (governance/commandGate.ts) — runs act as the system
- * and are not checked for roles again, so they are checked here.
+ * versions and the roles authorization policies require (governance/commandGate.ts) — runs
+ * act as the system and are not checked for roles again, so they are checked here. That a
+ * policy holds the commands for approval is no reason to refuse: each run is held.
  */
 async function checkTarget(
   ctx: GatewayContext,
@@ -68,7 +75,8 @@ async function checkTarget(
   actor: CommandActor,
 ): Promise<void> {
   const target = body.target;
-  const gate = (request: GateRequest) => gateFleetCommands(ctx.store, request, actor, ctx.now());
+  const gate = (request: GateRequest) =>
+    gateCommands(ctx.store, request, requesterOf(actor), ctx.now());
   switch (target.kind) {
     case 'COMMAND': {
       refuseClearPan([target.command]);
@@ -143,7 +151,8 @@ export function registerScheduleRoutes(ctx: GatewayContext): void {
     {
       method: 'POST',
       url: '/api/v1/command-schedules',
-      summary: 'schedule a command, a template application or a broadcast (once or cron)',
+      summary:
+        "schedule a command, a template application or a broadcast (once or cron); when a policy holds its commands for approval, each run is held for approval in the creator's name",
       tags,
       access: { roles: MANAGE },
       body: createScheduleBody,
@@ -228,7 +237,8 @@ export function registerScheduleRoutes(ctx: GatewayContext): void {
     {
       method: 'GET',
       url: '/api/v1/command-schedules/:id/executions',
-      summary: "a schedule's runs, newest first (SUCCEEDED, FAILED, SKIPPED)",
+      summary:
+        "a schedule's runs, newest first (SUCCEEDED, FAILED, SKIPPED); a run held for approval is SUCCEEDED with result.held and result.approval_id",
       tags,
       access: { roles: READ },
       params: idParams,

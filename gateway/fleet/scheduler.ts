@@ -9,7 +9,15 @@
  *    template application) commits with the claim and its SUCCEEDED execution row. So a
  *    tick fires once however many gateways run this, and a crash leaves it unfired rather
  *    than half-fired.
- * 3. A run that cannot be performed (a template deleted or no longer fitting its
+ * 3. A run whose commands an authorization policy holds for approval creates nothing but
+ *    the approval (governance/heldFleetOperations.ts), asked in the name of the schedule's
+ *    creator — who therefore cannot approve it — for exactly what the run would have
+ *    created: a batch (a COMMAND target is one PARALLEL batch to its devices, so one
+ *    approval covers the run) or a broadcast. Its execution is SUCCEEDED (the run did what
+ *    it could: ask) with `held: true`, the `approval_id` and the reserved `batch_id` /
+ *    `broadcast_id`; the batch or broadcast exists once the approval is granted, created by
+ *    the schedule as the run would have, and never if it is rejected or expires.
+ * 4. A run that cannot be performed (a template deleted or no longer fitting its
  *    variables, …) still moves the schedule on, with a FAILED execution saying why.
  *
  * Ticks missed while no gateway ran are coalesced into one run (`missed_ticks` in its
@@ -37,7 +45,14 @@ import {
   nextWindowOpening,
   type MaintenanceWindow,
 } from './calendar.js';
-import { applyTemplate, createBatch, createBroadcast, type Applied } from './create.js';
+import {
+  applyTemplate,
+  appliedIds,
+  createBatch,
+  createBroadcast,
+  type Applied,
+  type CreateOptions,
+} from './create.js';
 import { scheduleTargetSchema, type ScheduleTarget } from './schemas.js';
 
 /** What one scheduler pass did. */
@@ -71,45 +86,50 @@ async function perform(
   h: StoreHandle,
   schedule: CommandScheduleRecord,
   actor: CommandActor,
+  scheduledFor: Date,
   now: Date,
 ): Promise<Applied> {
   const parsed = scheduleTargetSchema.safeParse(schedule.target);
   if (!parsed.success)
     throw new Problem(422, 'SCHEDULE_TARGET_INVALID', 'the stored target no longer validates');
   const target: ScheduleTarget = parsed.data;
+  const options: CreateOptions = {
+    requireDevices: false,
+    run: {
+      scheduleId: schedule.scheduleId,
+      name: schedule.name,
+      scheduledFor,
+      createdBy: schedule.createdBy,
+    },
+  };
   switch (target.kind) {
     case 'COMMAND':
-      return {
-        kind: 'batch',
-        batch: await createBatch(
-          h,
-          {
-            name: `schedule ${schedule.name}`,
-            mode: 'PARALLEL',
-            stopOnFailure: false,
-            deviceIds: target.device_ids,
-            commands: [target.command],
-          },
-          actor,
-          now,
-          false,
-        ),
-      };
+      return createBatch(
+        h,
+        {
+          name: `schedule ${schedule.name}`,
+          mode: 'PARALLEL',
+          stopOnFailure: false,
+          deviceIds: target.device_ids,
+          commands: [target.command],
+        },
+        actor,
+        now,
+        options,
+      );
     case 'BROADCAST':
-      return {
-        kind: 'broadcast',
-        broadcast: await createBroadcast(
-          h,
-          {
-            command: target.command,
-            target: target.target,
-            rollout: target.rollout,
-            failureThreshold: target.failure_threshold ?? null,
-          },
-          actor,
-          now,
-        ),
-      };
+      return createBroadcast(
+        h,
+        {
+          command: target.command,
+          target: target.target,
+          rollout: target.rollout,
+          failureThreshold: target.failure_threshold ?? null,
+        },
+        actor,
+        now,
+        options,
+      );
     case 'TEMPLATE': {
       const template = await getTemplate(h, target.template_id);
       if (!template)
@@ -118,7 +138,7 @@ async function perform(
           'TEMPLATE_NOT_FOUND',
           `template ${target.template_id} no longer exists`,
         );
-      return applyTemplate(h, template, target.variables, target.target, actor, now, false);
+      return applyTemplate(h, template, target.variables, target.target, actor, now, options);
     }
     default: {
       const never: never = target;
@@ -181,11 +201,9 @@ async function fireOne(
     const applied = await ctx.store.transaction(async (tx) => {
       if (!(await claimScheduleRun(tx, schedule.scheduleId, expected, advance, now)))
         return undefined;
-      const created = await perform(tx, schedule, actor, now);
-      const result =
-        created.kind === 'batch'
-          ? { batch_id: created.batch.batchId }
-          : { broadcast_id: created.broadcast.broadcastId };
+      const created = await perform(tx, schedule, actor, expected, now);
+      const { approvalId, ...ids } = appliedIds(created);
+      const held = approvalId !== undefined ? { held: true, approval_id: approvalId } : {};
       await insertScheduleExecution(tx, {
         executionId: randomUUID(),
         scheduleId: schedule.scheduleId,
@@ -193,7 +211,12 @@ async function fireOne(
         startedAt: now,
         finishedAt: now,
         status: 'SUCCEEDED',
-        result: { ...result, missed_ticks: missed },
+        result: {
+          ...(ids.batchId !== undefined ? { batch_id: ids.batchId } : {}),
+          ...(ids.broadcastId !== undefined ? { broadcast_id: ids.broadcastId } : {}),
+          ...held,
+          missed_ticks: missed,
+        },
         error: null,
       });
       await appendCommandAudit(
@@ -202,13 +225,12 @@ async function fireOne(
         [
           {
             event: 'SCHEDULE_FIRED',
-            ...(created.kind === 'batch'
-              ? { batchId: created.batch.batchId }
-              : { broadcastId: created.broadcast.broadcastId }),
+            ...ids,
             details: {
               schedule_id: schedule.scheduleId,
               scheduled_for: expected.toISOString(),
               missed_ticks: missed,
+              ...held,
             },
           },
         ],
@@ -217,8 +239,10 @@ async function fireOne(
       return created;
     });
     if (!applied) return 'lost';
+    // a held run has nothing to start: its approval's release starts what it creates
     if (applied.kind === 'batch') await deps.startBatch(applied.batch.batchId, actor);
-    else await deps.startBroadcast(applied.broadcast.broadcastId, actor);
+    else if (applied.kind === 'broadcast')
+      await deps.startBroadcast(applied.broadcast.broadcastId, actor);
     return 'fired';
   } catch (error) {
     // the run could not be performed: move on and say why (a problem's message is meant

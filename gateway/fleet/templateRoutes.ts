@@ -2,7 +2,9 @@
  * Command templates (`/api/v1/command-templates`): named, versioned command sets with typed
  * variables (templates.ts). Saving under an existing name adds a version; versions are
  * immutable. Applying one renders it with the given variables (422 with paths when they do
- * not fit) and creates a SEQUENTIAL batch for one device, a batch, or a broadcast.
+ * not fit) and creates a SEQUENTIAL batch for one device, a batch, or a broadcast — or, when
+ * a policy holds its commands for approval, only the approval (202, as for a batch or a
+ * broadcast created directly).
  */
 import { z } from 'zod';
 import { batchEvents, bcEvents } from '../../actors/index.js';
@@ -15,10 +17,12 @@ import {
 } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
+import { approvalSchema } from '../governance/present.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
-import { applyTemplate } from './create.js';
+import { applyTemplate, appliedIds } from './create.js';
 import type { FleetDriver } from './driver.js';
+import { HELD_SUMMARY, replyHeld } from './heldReply.js';
 import {
   batchJson,
   batchSchema,
@@ -144,37 +148,37 @@ export function registerTemplateRoutes(ctx: GatewayContext, driver: FleetDriver)
     {
       method: 'POST',
       url: '/api/v1/command-templates/:id/apply',
-      summary: 'render a template with variables and send it to a device, a batch or a filter',
+      summary: `render a template with variables and send it to a device, a batch or a filter; ${HELD_SUMMARY}`,
       tags,
       access: { roles: MANAGE },
       params: idParams,
       body: applyTemplateBody,
-      response: appliedSchema,
+      response: z.union([appliedSchema, approvalSchema]),
       status: 201,
       bodyLimit: 1024 * 1024,
     },
-    async ({ params, body, principal, request }) => {
+    async ({ params, body, principal, request, reply }) => {
       const by = auditActor(principal, request);
       const now = ctx.now();
       const applied = await ctx.store.transaction(async (tx) => {
         const template = await getTemplate(tx, params.id);
         if (!template) throw notFound(params.id);
         const created = await applyTemplate(tx, template, body.variables, body.target, by, now);
+        const { approvalId, ...ids } = appliedIds(created);
         await appendCommandAudit(
           tx,
           by,
           [
             {
               event: 'TEMPLATE_APPLIED',
-              ...(created.kind === 'batch'
-                ? { batchId: created.batch.batchId }
-                : { broadcastId: created.broadcast.broadcastId }),
+              ...ids,
               details: {
                 template_id: template.templateId,
                 name: template.name,
                 version: template.version,
                 target: body.target.kind,
                 variables: Object.keys(body.variables),
+                ...(approvalId !== undefined ? { held: true, approval_id: approvalId } : {}),
               },
             },
           ],
@@ -182,6 +186,7 @@ export function registerTemplateRoutes(ctx: GatewayContext, driver: FleetDriver)
         );
         return created;
       });
+      if (applied.kind === 'held') return replyHeld(reply, applied.approval);
       if (applied.kind === 'batch') {
         const step = await driver.stepBatch(applied.batch.batchId, batchEvents.start(), by);
         return { kind: 'batch', batch: batchJson(step?.batch ?? applied.batch, step?.snapshot) };

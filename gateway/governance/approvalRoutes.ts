@@ -1,6 +1,6 @@
 /**
- * Approvals (`/api/v1/approvals`): commands held until enough distinct approvers agree
- * (decideApproval.ts). Every operator may read them; deciding needs one of the approver
+ * Approvals (`/api/v1/approvals`): commands, command batches and broadcasts held until
+ * enough distinct approvers agree (decideApproval.ts; the kinds in heldRequests.ts). Every operator may read them; deciding needs one of the approver
  * roles the covering policy named, checked per approval — so the route admits every
  * operator role and the decision says 403 NOT_AN_APPROVER where it must.
  */
@@ -106,18 +106,21 @@ export function registerApprovalRoutes(ctx: GatewayContext): void {
         );
         return {
           approval: approvalJson(outcome.approval),
-          command: outcome.released ? commandJson(outcome.released) : null,
+          command:
+            outcome.released?.kind === 'device_command'
+              ? commandJson(outcome.released.command)
+              : null,
         };
       },
     );
   decide(
     'APPROVE',
     '/api/v1/approvals/:id/approve',
-    'approve a held command (not its requester; each approver counts once); the last needed approval releases it',
+    "approve a held command, batch or broadcast (not its requester; each approver counts once); the last needed approval releases it — `command` is the released command, a released batch or broadcast is named by the approval's `result` (batch_id, broadcast_id) and started",
   );
   decide(
     'REJECT',
     '/api/v1/approvals/:id/reject',
-    'reject a held command (any approver, or the requester withdrawing it)',
+    'reject a held command, batch or broadcast (any approver, or the requester withdrawing it)',
   );
 }

@@ -3,7 +3,9 @@
  * device, a batch, a broadcast, a template application, a schedule run): its version and
  * payload schema (commandVersions.ts), then the authorization policies that cover it for
  * each target device (policies.ts) — the requester must hold every required role, and the
- * strictest approval terms among them say whether it is held for approval.
+ * strictest approval terms among them say whether it is held for approval: the caller then
+ * writes the approval instead of what was asked for (heldCommands.ts for a command to one
+ * device, heldFleetOperations.ts for a batch or a broadcast).
  *
  * Runs inside the caller's transaction, before anything is written. With no policy
  * configured it costs two indexed reads (versions, policies).
@@ -11,7 +13,6 @@
 import {
   listAuthorizationPolicies,
   listPolicyDevices,
-  type CommandActor,
   type PolicyDevice,
   type StoreHandle,
 } from '../../runtime/index.js';
@@ -27,7 +28,6 @@ import {
   holdsRole,
   isSystemRequester,
   loadRoleSet,
-  requesterOf,
   type Requester,
   type RoleSet,
 } from './roles.js';
@@ -107,28 +107,4 @@ export async function gateCommands(
     }
   }
   return { resolved, devices, approval };
-}
-
-/**
- * The gate of fleet operations (batches, broadcasts, template applications, schedule runs):
- * as {@link gateCommands}, and a 403 APPROVAL_REQUIRED when a command needs approval —
- * only a command to one device can be held for approval (`POST /devices/{id}/commands`);
- * a fleet operation must not slip past the policy by going in bulk.
- */
-export async function gateFleetCommands(
-  h: StoreHandle,
-  request: GateRequest,
-  actor: CommandActor,
-  now: Date,
-): Promise<ResolvedCommand[]> {
-  const outcome = await gateCommands(h, request, requesterOf(actor), now);
-  if (outcome.approval)
-    throw new Problem(
-      403,
-      'APPROVAL_REQUIRED',
-      `policy ${outcome.approval.policy.name} requires ${outcome.approval.minApprovals} approval(s); ` +
-        'commands needing approval are sent one device at a time (POST /api/v1/devices/{id}/commands)',
-      { policy: outcome.approval.policy.name },
-    );
-  return outcome.resolved;
 }

@@ -5,13 +5,15 @@
  * - the approval must be PENDING (409 APPROVAL_NOT_PENDING) and not past its deadline — an
  *   expired one is marked EXPIRED right here (and the caller gets 409 APPROVAL_EXPIRED), so
  *   expiry does not wait for the maintenance pass;
- * - the requester may not approve their own command (403 SELF_APPROVAL_FORBIDDEN) but may
+ * - the requester may not approve their own request (403 SELF_APPROVAL_FORBIDDEN) but may
  *   reject it (withdraw the request); everyone else must hold one of the approver roles the
- *   policy named when the request was made (403 NOT_AN_APPROVER);
+ *   policy named when the request was made, for every command type it holds (403
+ *   NOT_AN_APPROVER);
  * - each approver responds once (409 ALREADY_RESPONDED): the same person approving twice
  *   counts once. Identity is the operator name — every token of one name is one person;
  * - any rejection rejects the request; the approval that reaches the required number
- *   releases the command (heldCommands.ts) in the same transaction.
+ *   releases what it holds (heldRequests.ts) — the command, batch or broadcast — in the same
+ *   transaction; a released batch or broadcast is started after the commit.
  *
  * Every response and every outcome has its audit row, and the outcome its
  * `approval.decided` webhook event, committed with it.
@@ -26,13 +28,18 @@ import {
   settleApproval,
   type ApprovalRecord,
   type CommandActor,
-  type CommandRecord,
   type StoreHandle,
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
-import { canonicalCommandType } from './commandRisk.js';
-import { heldCommandSchema, releaseCommand, type HeldCommand } from './heldCommands.js';
+import {
+  approverContexts,
+  heldOf,
+  releaseHeld,
+  releasedId,
+  startReleased,
+  type Released,
+} from './heldRequests.js';
 import { holdsRole, loadRoleSet, requesterOf } from './roles.js';
 
 /** A decision. */
@@ -41,8 +48,8 @@ export type Decision = 'APPROVE' | 'REJECT';
 /** What a decision did. */
 export interface DecisionOutcome {
   approval: ApprovalRecord;
-  /** The command the decision released, if it did. */
-  released?: CommandRecord;
+  /** What the decision released (a command, a batch, a broadcast), if it did. */
+  released?: Released;
 }
 
 type Attempt = DecisionOutcome | { expired: ApprovalRecord };
@@ -52,17 +59,6 @@ type Attempt = DecisionOutcome | { expired: ApprovalRecord };
  * every gateway — this one included — pushes the command if it holds the device's socket.
  */
 const APPROVALS_ORIGIN = 'approvals';
-
-const heldOf = (approval: ApprovalRecord): HeldCommand => {
-  const parsed = heldCommandSchema.safeParse(approval.commandRequest);
-  if (!parsed.success)
-    throw new Problem(
-      409,
-      'APPROVAL_REQUEST_UNREADABLE',
-      `approval ${approval.approvalId} holds a request this gateway cannot carry out`,
-    );
-  return parsed.data;
-};
 
 async function decided(
   tx: StoreHandle,
@@ -83,7 +79,11 @@ async function decided(
       decision,
       decided_by: by,
       approvals: approval.responses.filter((r) => r.decision === 'APPROVE').length,
-      details,
+      details: {
+        ...(subject.batchId !== undefined ? { batch_id: subject.batchId } : {}),
+        ...(subject.broadcastId !== undefined ? { broadcast_id: subject.broadcastId } : {}),
+        ...details,
+      },
     },
     now,
   );
@@ -129,15 +129,14 @@ async function attempt(
     throw new Problem(
       403,
       'SELF_APPROVAL_FORBIDDEN',
-      'the requester of a command may not approve it',
+      'the requester of a request may not approve it',
     );
   if (!withdrawing) {
     const roles = await loadRoleSet(tx, requesterOf(actor), now);
-    const context = {
-      commandType: canonicalCommandType(held.command_type),
-      deviceType: held.device_type,
-    };
-    if (!held.approver_roles.some((role) => holdsRole(roles, role, context)))
+    const eligible = approverContexts(held).every((context) =>
+      held.approver_roles.some((role) => holdsRole(roles, role, context)),
+    );
+    if (!eligible)
       throw new Problem(
         403,
         'NOT_AN_APPROVER',
@@ -198,7 +197,7 @@ async function attempt(
   if (approvers.length < approval.requiredApprovals) {
     return { approval: (await getApproval(tx, approval.approvalId))! };
   }
-  const released = await releaseCommand(tx, approval, held, APPROVALS_ORIGIN, now);
+  const released = await releaseHeld(tx, approval, held, APPROVALS_ORIGIN, now);
   await settleApproval(
     tx,
     approval.approvalId,
@@ -206,7 +205,7 @@ async function attempt(
       ? {
           status: 'EXECUTED',
           executedAt: now,
-          result: { command_id: released.commandId, approved_by: approvers },
+          result: { ...releasedId(released), approved_by: approvers },
         }
       : { status: 'APPROVED', result: { error: 'DEVICE_NOT_FOUND', approved_by: approvers } },
     now,
@@ -246,6 +245,6 @@ export async function decideApproval(
       'APPROVAL_EXPIRED',
       `approval ${outcome.expired.approvalId} expired at ${outcome.expired.expiresAt?.toISOString()}`,
     );
-  if (outcome.released) ctx.commandEvents.wake([outcome.released.deviceId]);
+  if (outcome.released) await startReleased(ctx, outcome.released, APPROVALS_ORIGIN);
   return outcome;
 }

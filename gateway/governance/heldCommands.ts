@@ -9,8 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
-  emitWebhookEvent,
-  insertApproval,
   insertCommandWith,
   type ApprovalRecord,
   type CommandActor,
@@ -20,6 +18,7 @@ import {
 import type { CreateCommand } from '../link/commandTypes.js';
 import type { ResolvedCommand } from './commandVersions.js';
 import type { ApprovalTerms } from './policies.js';
+import { heldTerms, heldTermsShape, requestApproval } from './requestApproval.js';
 
 /** The request a device command approval holds (command_approvals.command_request). */
 export const heldCommandSchema = z.object({
@@ -31,12 +30,7 @@ export const heldCommandSchema = z.object({
   command_version: z.string().nullable(),
   max_retries: z.number().int(),
   expires_in_seconds: z.number().int().nullable(),
-  risk_level: z.string(),
-  /** The requester's role when asking (the audit actor role of the released command). */
-  requested_role: z.string(),
-  /** Roles whose holders may decide (the policy's, frozen at request time). */
-  approver_roles: z.array(z.string()),
-  policy_name: z.string(),
+  ...heldTermsShape,
   /** The device's type when asked (scoped approver assignments match on it). */
   device_type: z.string().nullable(),
 });
@@ -44,7 +38,7 @@ export const heldCommandSchema = z.object({
 export type HeldCommand = z.output<typeof heldCommandSchema>;
 
 /** Hold `command` for `deviceId` under `terms`; returns the approval (PENDING). */
-export async function holdCommand(
+export function holdCommand(
   tx: StoreHandle,
   input: {
     deviceId: string;
@@ -66,49 +60,15 @@ export async function holdCommand(
     command_version: resolved.version,
     max_retries: command.max_retries,
     expires_in_seconds: command.expires_in_seconds ?? null,
-    risk_level: resolved.risk,
-    requested_role: actor.role,
-    approver_roles: terms.approverRoles,
-    policy_name: terms.policy.name,
+    ...heldTerms(terms, resolved.risk, actor.role),
     device_type: input.deviceType,
   };
-  const expiresAt = new Date(now.getTime() + terms.ttlSeconds * 1000);
-  const approval = await insertApproval(
+  return requestApproval(
     tx,
-    {
-      approvalId: randomUUID(),
-      policyId: terms.policy.policyId,
-      requestedBy: actor.actor,
-      commandRequest: held,
-      requiredApprovals: terms.minApprovals,
-      expiresAt,
-      details: {
-        policy: terms.policy.name,
-        command_type: command.command_type,
-        risk_level: resolved.risk,
-        approver_roles: terms.approverRoles,
-      },
-    },
+    { held, terms, commandType: command.command_type, risk: resolved.risk },
     actor,
     now,
   );
-  // last in the transaction: emitting locks the subscribed webhook registrations
-  await emitWebhookEvent(
-    tx,
-    'approval.requested',
-    {
-      approval_id: approval.approvalId,
-      command_id: held.command_id,
-      device_id: held.device_id,
-      command_type: held.command_type,
-      requested_by: actor.actor,
-      required_approvals: terms.minApprovals,
-      expires_at: expiresAt.toISOString(),
-      details: { policy: terms.policy.name, risk_level: resolved.risk },
-    },
-    now,
-  );
-  return approval;
 }
 
 /**

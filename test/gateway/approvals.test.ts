@@ -6,7 +6,8 @@
  * maintenance pass, or when someone tries to decide it late). Policies match on command
  * type, device type and risk level; required roles come from role assignments, which also
  * open routes to a token whose own role does not. Fleet paths (batches, broadcasts,
- * schedules) cannot bypass a policy. Every decision is audited, and the approval webhook
+ * schedules) cannot bypass a policy: they are held the same way (fleetApprovals.test.ts
+ * follows them through approval). Every decision is audited, and the approval webhook
  * events are enqueued with it.
  */
 import { randomUUID } from 'node:crypto';
@@ -449,18 +450,63 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(audit.length).toBeGreaterThanOrEqual(5);
     });
 
-    it('does not let a batch or broadcast slip past an approval policy', async () => {
-      const batch = await post(tokens.alice!, '/api/v1/command-batches', {
-        device_ids: ['ap-1'],
-        commands: [{ command_type: 'REBOOT', payload: {} }],
+    it('holds a batch, a broadcast and a schedule run rather than let them slip past a policy', async () => {
+      const fleetRows = async () => ({
+        batches: await gw.handle.store.db
+          .selectFrom('command_batches')
+          .select('batch_id')
+          .execute(),
+        broadcasts: await gw.handle.store.db
+          .selectFrom('command_broadcasts')
+          .select('broadcast_id')
+          .execute(),
+        commands: await gw.handle.store.db
+          .selectFrom('device_commands')
+          .select('command_id')
+          .where((eb) =>
+            eb.or([eb('batch_id', 'is not', null), eb('broadcast_id', 'is not', null)]),
+          )
+          .execute(),
       });
-      expect(await code(batch, 403)).toBe('APPROVAL_REQUIRED');
-      const broadcast = await post(tokens.alice!, '/api/v1/command-broadcasts', {
-        command: { command_type: 'REBOOT', payload: {} },
+      const held = async (res: Response) => {
+        expect(res.status, await res.clone().text()).toBe(202);
+        const approval = await json<Approval & { request: Json }>(res);
+        expect(res.headers.get('location')).toBe(`/api/v1/approvals/${approval.approval_id}`);
+        return approval;
+      };
+      const batch = await held(
+        await post(tokens.alice!, '/api/v1/command-batches', {
+          device_ids: ['ap-1'],
+          commands: [{ command_type: 'REBOOT', payload: {} }],
+        }),
+      );
+      expect(batch).toMatchObject({
+        status: 'PENDING',
+        requested_by: 'alice',
+        required_approvals: 2,
+        request: {
+          kind: 'command_batch',
+          batch_id: expect.any(String) as unknown,
+          device_ids: ['ap-1'],
+          commands: [{ command_type: 'REBOOT', risk_level: 'HIGH' }],
+          policy_name: 'reboot-two-approvers',
+          approver_roles: ['operator'],
+          requested_role: 'operator',
+        },
+      });
+      const broadcast = await held(
+        await post(tokens.alice!, '/api/v1/command-broadcasts', {
+          command: { command_type: 'REBOOT', payload: {} },
+          target: { all_devices: true },
+        }),
+      );
+      expect(broadcast.request).toMatchObject({
+        kind: 'command_broadcast',
+        broadcast_id: expect.any(String) as unknown,
+        command: { command_type: 'REBOOT' },
         target: { all_devices: true },
       });
-      expect(await code(broadcast, 403)).toBe('APPROVAL_REQUIRED');
-      // nor a schedule, whose runs act as the system: it is checked when it is created
+      // a schedule may be created: its runs act as the system, and each is held in turn
       const schedule = await post(tokens.alice!, '/api/v1/command-schedules', {
         name: 'nightly reboot',
         schedule_type: 'CRON',
@@ -471,13 +517,14 @@ for (const dialect of CLOUD_DIALECTS) {
           command: { command_type: 'REBOOT', payload: {} },
         },
       });
-      expect(await code(schedule, 403)).toBe('APPROVAL_REQUIRED');
-      expect(
-        await gw.handle.store.db.selectFrom('command_schedules').select('schedule_id').execute(),
-      ).toEqual([]);
-      expect(
-        await gw.handle.store.db.selectFrom('command_batches').select('batch_id').execute(),
-      ).toEqual([]);
+      expect(schedule.status, await schedule.clone().text()).toBe(201);
+      expect(await fleetRows()).toEqual({ batches: [], broadcasts: [], commands: [] });
+      // withdrawn, they never exist
+      for (const approval of [batch, broadcast]) {
+        const withdrawn = await decide('alice', approval.approval_id, 'reject');
+        expect((await json<Decision>(withdrawn)).approval.status).toBe('REJECTED');
+      }
+      expect(await fleetRows()).toEqual({ batches: [], broadcasts: [], commands: [] });
     });
   });
 }

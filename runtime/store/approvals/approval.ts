@@ -6,14 +6,15 @@
  * |----------|---------------------------------------------------------|----------|--------------------|
  * | (new)    | a policy requires approval of a command                 | PENDING  | APPROVAL_REQUESTED |
  * | PENDING  | an approver approves, fewer than required so far        | PENDING  | APPROVAL_APPROVED  |
- * | PENDING  | the required number approved; the command is created    | EXECUTED | APPROVAL_GRANTED   |
+ * | PENDING  | the required number approved; what it holds is created  | EXECUTED | APPROVAL_GRANTED   |
  * | PENDING  | the required number approved; the device is gone        | APPROVED | APPROVAL_GRANTED   |
  * | PENDING  | any eligible approver (or the requester) rejects        | REJECTED | APPROVAL_REJECTED  |
  * | PENDING  | `expires_at` passed (maintenance pass, or on access)    | EXPIRED  | APPROVAL_EXPIRED   |
  *
- * `command_request` is what was asked for, owned by the gateway; for a device command it
- * names the command id the command will have once released, so the audit trail of the
- * request and of the command share one id. Cloud tier only.
+ * `command_request` is what was asked for, owned by the gateway (a device command, a command
+ * batch or a broadcast: its `kind`); it names the id what it holds will have once released
+ * (`command_id`, `batch_id`, `broadcast_id`), so the audit trail of the request and of what
+ * it created share one id. Cloud tier only.
  */
 import type { Codec } from '../codec.js';
 
@@ -102,12 +103,34 @@ export function rowToApproval(
   };
 }
 
-/** The device and command a request names, for audit rows (absent for other requests). */
-export function requestSubject(request: unknown): { deviceId?: string; commandId?: string } {
+/**
+ * What a request names, for audit rows: the device and command of a device command, the
+ * batch or broadcast id reserved for a fleet operation (each absent when not named).
+ */
+export function requestSubject(request: unknown): {
+  deviceId?: string;
+  commandId?: string;
+  batchId?: string;
+  broadcastId?: string;
+} {
   if (typeof request !== 'object' || request === null) return {};
   const r = request as Record<string, unknown>;
   return {
     ...(typeof r.device_id === 'string' ? { deviceId: r.device_id } : {}),
     ...(typeof r.command_id === 'string' ? { commandId: r.command_id } : {}),
+    ...(typeof r.batch_id === 'string' ? { batchId: r.batch_id } : {}),
+    ...(typeof r.broadcast_id === 'string' ? { broadcastId: r.broadcast_id } : {}),
+  };
+}
+
+/**
+ * The fleet operation a request names, as webhook event details (`batch_id`,
+ * `broadcast_id`): the webhook data has fields for a device command only.
+ */
+export function requestOperation(request: unknown): { batch_id?: string; broadcast_id?: string } {
+  const subject = requestSubject(request);
+  return {
+    ...(subject.batchId !== undefined ? { batch_id: subject.batchId } : {}),
+    ...(subject.broadcastId !== undefined ? { broadcast_id: subject.broadcastId } : {}),
   };
 }

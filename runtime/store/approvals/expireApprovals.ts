@@ -1,5 +1,6 @@
 /**
- * Expire PENDING approvals whose `expires_at` has passed: status EXPIRED, an
+ * Expire PENDING approvals whose `expires_at` has passed, whatever they hold (a device
+ * command, a batch, a broadcast — nothing of it exists yet): status EXPIRED, an
  * APPROVAL_EXPIRED audit row each. At most `limit` per call, FOR UPDATE SKIP LOCKED (an
  * approval being decided right now is left to its decision, which sees the expiry itself),
  * one transaction, with an `approval.decided` webhook event each. Run by every gateway's
@@ -11,7 +12,7 @@ import type { CommandActor } from '../commands/command.js';
 import { translateDriverError } from '../errors.js';
 import type { Store } from '../store.js';
 import { emitWebhookEvents } from '../webhooks/emitWebhookEvents.js';
-import { requestSubject } from './approval.js';
+import { requestOperation, requestSubject } from './approval.js';
 
 /** An approval that expired. */
 export interface ExpiredApproval {
@@ -81,6 +82,7 @@ export async function expireApprovals(
               decision: 'EXPIRED' as const,
               decided_by: null,
               approvals: e.approvals,
+              details: requestOperation(e.commandRequest),
             },
           };
         }),
