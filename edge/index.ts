@@ -144,6 +144,8 @@ export {
   type SafSyncOptions,
   type SafSyncReason,
   type SafSyncResult,
+  type SafUploadRequest,
+  type SafUploadResult,
 } from './sync/safSync.js';
 export {
   createEdgeAgent,

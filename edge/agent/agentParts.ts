@@ -205,7 +205,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       }),
       ...agentCommandHandlers({
         catalog,
-        syncTransactions: () => sync.syncNow(),
+        syncTransactions: (request) => sync.upload(request),
         prefetchWasm: (hashes) => prefetchMissing(parts, ctx, hashes),
         restart: (request) => ctx.restart(request),
       }),

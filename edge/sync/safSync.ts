@@ -17,6 +17,11 @@
  * forgets the backoff and syncs after a random per-device delay of up to `outageJitterMs`:
  * a fleet that lost its network together must not come back in the same second.
  * `syncNow()` never throws: the result's `error` says why a round stopped early.
+ *
+ * `upload(request)` is the round a SYNC_TRANSACTIONS command asks for: the PENDING queue
+ * capped at `maxRecords`, or — with `fromSequence` — a resend of the records held from that
+ * sequence number on (resendBatches.ts). Rounds never overlap: one that finds another
+ * running waits for it, so a resend and a background round never send the same rows at once.
  */
 import { MAX_SAF_BATCH, SaffronError, toError, type Store } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
@@ -25,9 +30,10 @@ import { recordLastSync } from '../state/syncState.js';
 import { backoffDelay, type BackoffPolicy } from '../timers/backoff.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { SafSyncError } from './errors.js';
-import { listPendingRecords } from './listPendingRecords.js';
 import { markUploadFailed } from './markUploadFailed.js';
 import { markUploadOutcome } from './markUploadOutcome.js';
+import { pendingBatches, type BatchSource } from './pendingBatches.js';
+import { resendBatches, type SafResendReport } from './resendBatches.js';
 import { uploadBatch } from './uploadBatch.js';
 
 /** Default records per upload. */
@@ -42,9 +48,9 @@ export type SafSyncReason = 'start' | 'pending' | 'online' | 'backoff' | 'interv
 export interface SafSyncResult {
   /** Records sent (a record sent twice in the round counts twice). */
   uploaded: number;
-  /** Records marked SYNCED (duplicates included). */
+  /** Records the cloud holds, duplicates included (PENDING ones are marked SYNCED). */
   synced: number;
-  /** Records marked REJECTED. */
+  /** Records the cloud refused (PENDING ones are marked REJECTED; a resent SYNCED one stays). */
   rejected: number;
   /** Records the cloud already held (a subset of `synced`). */
   duplicates: number;
@@ -52,6 +58,19 @@ export interface SafSyncResult {
   remaining: number;
   /** Why the round stopped before the queue was empty, when it did. */
   error?: { code: string; message: string; retryable: boolean };
+}
+
+/** What a SYNC_TRANSACTIONS command asks for. */
+export interface SafUploadRequest {
+  /** Send again the records held from this sequence number on (PENDING or SYNCED). */
+  fromSequence?: number;
+  /** Send at most this many records. */
+  maxRecords?: number;
+}
+
+/** What a requested round did; `resend` when it was one. */
+export interface SafUploadResult extends SafSyncResult {
+  resend?: SafResendReport;
 }
 
 /** Events of the uploader. */
@@ -101,6 +120,8 @@ export interface SafSyncOptions {
 export interface SafSync {
   /** Upload until the queue is empty or a round fails; never throws. */
   syncNow(): Promise<SafSyncResult>;
+  /** Run the round a SYNC_TRANSACTIONS command asks for (see the module comment); never throws. */
+  upload(request: SafUploadRequest): Promise<SafUploadResult>;
   /** Sync now, then in the background (see the module comment). */
   start(): void;
   /** Stop the background work; aborts an upload in flight and waits for it. */
@@ -150,9 +171,9 @@ export function createSafSync(options: SafSyncOptions): SafSync {
   let follower: Promise<SafSyncResult> | undefined;
   const controllers = new Set<AbortController>();
 
-  /** One upload of one batch; returns what it did or throws. */
-  const uploadOne = async (result: SafSyncResult): Promise<boolean> => {
-    const batch = await listPendingRecords(store, batchSize);
+  /** One upload of the next batch of `source`; false when there was none, throws on failure. */
+  const uploadOne = async (result: SafSyncResult, source: BatchSource): Promise<boolean> => {
+    const batch = await source.next();
     if (batch.length === 0) return false;
     const ids = batch.map((r) => r.workflowId);
     const controller = new AbortController();
@@ -202,7 +223,7 @@ export function createSafSync(options: SafSyncOptions): SafSync {
     return true;
   };
 
-  const runOnce = async (): Promise<SafSyncResult> => {
+  const runOnce = async (source: BatchSource): Promise<SafSyncResult> => {
     const result: SafSyncResult = {
       uploaded: 0,
       synced: 0,
@@ -211,7 +232,7 @@ export function createSafSync(options: SafSyncOptions): SafSync {
       remaining: 0,
     };
     try {
-      while (await uploadOne(result)) {
+      while (await uploadOne(result, source)) {
         // next batch
       }
     } catch (error) {
@@ -236,7 +257,7 @@ export function createSafSync(options: SafSyncOptions): SafSync {
 
   const syncNow = (): Promise<SafSyncResult> => {
     if (!current) {
-      current = runOnce().finally(() => {
+      current = runOnce(pendingBatches(store, batchSize)).finally(() => {
         current = undefined;
       });
       return current;
@@ -246,6 +267,32 @@ export function createSafSync(options: SafSyncOptions): SafSync {
       return syncNow();
     });
     return follower;
+  };
+
+  /** Run a round over `source` once no other round is running; never shared. */
+  const runAlone = async (source: BatchSource): Promise<SafSyncResult> => {
+    while (current) await current;
+    const round = runOnce(source).finally(() => {
+      current = undefined;
+    });
+    current = round;
+    return round;
+  };
+
+  const upload = async (request: SafUploadRequest): Promise<SafUploadResult> => {
+    const { fromSequence, maxRecords } = request;
+    if (fromSequence === undefined)
+      return maxRecords === undefined
+        ? syncNow()
+        : runAlone(pendingBatches(store, batchSize, maxRecords));
+    const walk = resendBatches(store, batchSize, { fromSequence, maxRecords });
+    const result: SafUploadResult = await runAlone(walk);
+    try {
+      result.resend = await walk.report();
+    } catch (error) {
+      result.error ??= infoOf(error);
+    }
+    return result;
   };
 
   const schedule = (delayMs: number, reason: SafSyncReason) => {
@@ -274,6 +321,7 @@ export function createSafSync(options: SafSyncOptions): SafSync {
 
   return {
     syncNow,
+    upload,
     start() {
       if (running) return;
       running = true;

@@ -9,7 +9,8 @@
  *   configuration are hot-deployed, a configuration whose workflow does not load is refused
  *   while the last good one stays, a hot-deployed definition survives a restart and wins
  *   over the installed file without being undone by the configuration applied again at
- *   start, and REBOOT runs the restart hook only once the cloud has the ack.
+ *   start, REBOOT runs the restart hook only once the cloud has the ack, and SYNC_TRANSACTIONS
+ *   hands `since_sequence` and `max_records` to the uploader and acks what it sent.
  *
  * Waits are on the agent's log events and on what the cloud records, never on time.
  */
@@ -27,9 +28,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime } from '../../actors/index.js';
 import {
   createEdgeAgent,
   createLocalApi,
+  createSafRecorder,
   loadLocalToken,
   type AgentLogEntry,
   type EdgeAgent,
@@ -41,6 +44,7 @@ import { ephemeralKeyring } from '../../gateway/index.js';
 import { cacheWasmBinary, ensureEdgeSchema, openStore } from '../../runtime/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
+import { definition, ENGINE_STEPS } from '../support/engine.js';
 import { compileWat } from '../support/wasmGuests.js';
 
 const examples = fileURLToPath(new URL('../../examples/pos/', import.meta.url));
@@ -108,6 +112,33 @@ async function seedDatabase(dbPath: string): Promise<void> {
   await ensureEdgeSchema(store);
   await cacheWasmBinary(store, guest.bytes, new Date());
   await store.close();
+}
+
+/** `n` payments completed offline in the edge database at `dbPath`, queued as SAF records. */
+async function queueOfflineRecords(
+  dbPath: string,
+  device: { deviceId: string; deviceSecret: string },
+  n: number,
+): Promise<void> {
+  const payment = await definition(
+    "workflow_type: card_payment\nworkflow_version: '1'\nautomate_next: true\nsteps:\n  - { name: approve, type: STANDARD, function: steps.noop }\n",
+  );
+  const store = await openStore(dbPath);
+  const recorder = createSafRecorder({
+    ...device,
+    isOnline: () => false,
+    cardKey: Buffer.alloc(32, 6),
+  });
+  const runtime = createRuntime({ store, stepsRoot: ENGINE_STEPS, onSettled: recorder.onSettled });
+  try {
+    for (let i = 1; i <= n; i++)
+      expect(
+        (await runtime.start(payment, { amount_minor: 100 * i, currency: 'EUR' })).status,
+      ).toBe('COMPLETED');
+  } finally {
+    await runtime.close();
+    await store.close();
+  }
 }
 
 interface Harness {
@@ -361,8 +392,8 @@ describe('edge agent with a cloud: hot-deployed definitions and REBOOT', () => {
     });
     expect(res.status, await res.clone().text()).toBe(200);
   };
-  const send = async (command_type: string, payload: Json = {}) => {
-    const res = await gw.asUser(gw.adminToken, `/api/v1/devices/${deviceId}/commands`, {
+  const send = async (command_type: string, payload: Json = {}, device = deviceId) => {
+    const res = await gw.asUser(gw.adminToken, `/api/v1/devices/${device}/commands`, {
       method: 'POST',
       body: JSON.stringify({ command_type, payload }),
     });
@@ -499,6 +530,46 @@ describe('edge agent with a cloud: hot-deployed definitions and REBOOT', () => {
         .where('command_id', '=', id)
         .executeTakeFirstOrThrow();
       expect(row.status).toBe('EXECUTED');
+    } finally {
+      await harness.agent.stop();
+    }
+  }, 60_000);
+
+  it('SYNC_TRANSACTIONS hands since_sequence and max_records to the uploader and acks what it sent', async () => {
+    const device = { deviceId: 'pos-agent-cloud-sync', deviceSecret: '' };
+    device.deviceSecret = await gw.insertDevice(device.deviceId);
+    const syncDb = join(dir, 'sync.db');
+    await seedDatabase(syncDb);
+    await queueOfflineRecords(syncDb, device, 3);
+    const harness = startAgent(options({ ...device, dbPath: syncDb }));
+    await harness.agent.start();
+    try {
+      await harness.log.next('edge.sync.ack'); // the start-up round uploads all three
+      expect((await harness.agent.status()).saf.pending_count).toBe(0);
+      const id = await send(
+        'SYNC_TRANSACTIONS',
+        { since_sequence: 2, max_records: 1 },
+        device.deviceId,
+      );
+      await harness.log.next('edge.commands.acked', (e) => e.command_id === id);
+      const row = await gw.handle.store.db
+        .selectFrom('device_commands')
+        .select(['status', 'result'])
+        .where('command_id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(row.status).toBe('EXECUTED');
+      expect(gw.handle.store.codec.parseJson(row.result)).toEqual({
+        uploaded: 1,
+        synced: 1,
+        duplicates: 1,
+        rejected: 0,
+        remaining: 0,
+        from_sequence: 2,
+        highest_sequence_sent: 2,
+        skipped_rejected: 0,
+        lowest_held_sequence: 1,
+        highest_held_sequence: 3,
+      });
     } finally {
       await harness.agent.stop();
     }

@@ -8,11 +8,19 @@
  * (manual timers, no sleeping), connectivity coming back schedules a jittered sync, and
  * stop() leaves nothing scheduled. Faults (a cut network, a lost answer, a 503) are
  * injected in the fetch between the device and the gateway.
+ *
+ * SYNC_TRANSACTIONS (through its real handler): `max_records` caps an upload of the PENDING
+ * queue; `since_sequence` sends again the PENDING and SYNCED records held from there, in
+ * order, which the cloud answers as duplicates while SYNCED rows keep their `synced_at` —
+ * even when the resend fails or the cloud refuses a resent record; REJECTED ones are
+ * skipped and counted; and a resend never runs alongside another round.
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../actors/index.js';
+import { createRuntime, createWorkflowRegistry, type Runtime } from '../../actors/index.js';
+import { agentCommandHandlers } from '../../edge/agent/agentHandlers.js';
+import { createWorkflowCatalog } from '../../edge/agent/workflowCatalog.js';
 import {
   backoffDelay,
   checkConfigDocument,
@@ -22,6 +30,7 @@ import {
   readLastSync,
   safLimitsFromConfig,
   TRANSACTIONS_BATCH_PATH,
+  type SafSync,
   type SafSyncEvent,
   type SafSyncOptions,
 } from '../../edge/index.js';
@@ -432,6 +441,306 @@ steps:
       maxUnsentAmountMinor: 25_000,
       maxRecords: 50,
       maxAgeSeconds: 43_200,
+    });
+  });
+
+  describe('SYNC_TRANSACTIONS', () => {
+    /**
+     * A fetch to the gateway that keeps the sequence numbers of every upload request it
+     * carries, in order, and the most uploads it had in flight at once; `failUploads` cuts
+     * them before they leave the device.
+     */
+    const recordingFetch = (options: { failUploads?: boolean } = {}) => {
+      const uploads: number[][] = [];
+      let inFlight = 0;
+      let maxInFlight = 0;
+      const impl: typeof fetch = async (input, init) => {
+        if (init?.method !== 'POST') return fetch(input, init);
+        if (typeof init.body !== 'string') throw new TypeError('the uploader sends JSON text');
+        const body = JSON.parse(init.body) as { records: { device_sequence: number }[] };
+        uploads.push(body.records.map((r) => r.device_sequence));
+        if (options.failUploads) throw new TypeError('fetch failed: ECONNRESET');
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          return await fetch(input, init);
+        } finally {
+          inFlight--;
+        }
+      };
+      return { impl, uploads, maxInFlight: () => maxInFlight };
+    };
+
+    /** The real SYNC_TRANSACTIONS handler over `sync`, called as the command channel does. */
+    const commandOn = (sync: SafSync) => {
+      const handler = agentCommandHandlers({
+        catalog: createWorkflowCatalog({
+          store: edge.store,
+          registry: createWorkflowRegistry(),
+          stepsRoot: ENGINE_STEPS,
+        }),
+        syncTransactions: (request) => sync.upload(request),
+        prefetchWasm: () => undefined,
+        restart: () => undefined,
+      }).SYNC_TRANSACTIONS!;
+      return async (payload: JsonObject) =>
+        (await handler(
+          payload,
+          { command_id: 'cmd-sync-1', command_type: 'SYNC_TRANSACTIONS', payload },
+          { signal: new AbortController().signal, afterAck: () => undefined },
+        )) as JsonObject;
+    };
+
+    /** Complete `n` payments offline and upload them: all SYNCED at the current `now`. */
+    const syncedRecords = async (n: number) => {
+      const ids = await completeOffline(n);
+      expect((await syncWith().sync.syncNow()).synced).toBe(n);
+      return ids;
+    };
+
+    const later = () => {
+      now = new Date('2026-05-02T08:00:00.000Z');
+    };
+
+    it('since_sequence 4, max_records 3 over ten SYNCED records sends 4, 5, 6 again; they stay SYNCED', async () => {
+      const ids = await syncedRecords(10);
+      const before = await rows();
+      later();
+      const net = recordingFetch();
+      const { sync, log } = syncWith({ client: client(net.impl), batchSize: 2 });
+      const ack = await commandOn(sync)({ since_sequence: 4, max_records: 3 });
+
+      expect(net.uploads).toEqual([[4, 5], [6]]);
+      expect(ack).toEqual({
+        uploaded: 3,
+        synced: 3,
+        duplicates: 3,
+        rejected: 0,
+        remaining: 0,
+        from_sequence: 4,
+        highest_sequence_sent: 6,
+        skipped_rejected: 0,
+        lowest_held_sequence: 1,
+        highest_held_sequence: 10,
+      });
+      expect(log.all('edge.sync.ack').flatMap((a) => a.duplicates)).toEqual(ids.slice(3, 6));
+      // nothing moved: same status, same synced_at (the first upload's), no attempt counted
+      expect(await rows()).toEqual(before);
+      expect(
+        before.every((r) => r.status === 'SYNCED' && r.synced_at === '2026-05-01T12:00:00.000Z'),
+      ).toBe(true);
+      expect((await cloudHeld()).map((h) => [h.id, h.n])).toEqual(ids.map((id) => [id, 1]));
+    });
+
+    it('a payload that does not fit fails the command with COMMAND_PAYLOAD_INVALID and sends nothing', async () => {
+      await completeOffline(1);
+      const net = recordingFetch();
+      const command = commandOn(syncWith({ client: client(net.impl) }).sync);
+      for (const [payload, path] of [
+        [{ since_sequence: 0 }, '$.since_sequence'],
+        [{ since_sequence: 2.5 }, '$.since_sequence'],
+        [{ max_records: '10' }, '$.max_records'],
+        [{ max_records: 0 }, '$.max_records'],
+      ] as const)
+        await expect(command(payload)).rejects.toMatchObject({
+          name: 'CommandError',
+          code: 'COMMAND_PAYLOAD_INVALID',
+          message: expect.stringContaining(path) as unknown,
+        });
+      expect(net.uploads).toEqual([]);
+      // a member a newer cloud may add is not a reason to fail
+      expect(await command({ max_records: 5, priority: 'high' })).toMatchObject({ synced: 1 });
+    });
+
+    it('from beyond the last record sends nothing and says so; records no longer held show as the lowest still held', async () => {
+      const ids = await syncedRecords(5);
+      const net = recordingFetch();
+      const command = commandOn(syncWith({ client: client(net.impl) }).sync);
+      expect(await command({ since_sequence: 9 })).toEqual({
+        uploaded: 0,
+        synced: 0,
+        duplicates: 0,
+        rejected: 0,
+        remaining: 0,
+        from_sequence: 9,
+        highest_sequence_sent: null,
+        skipped_rejected: 0,
+        lowest_held_sequence: 1,
+        highest_held_sequence: 5,
+      });
+      expect(net.uploads).toEqual([]);
+
+      // records 1 and 2 are gone from the device: the gap cannot be filled from here
+      await sql`DELETE FROM saf_pending_transactions WHERE sequence_number < 3`.execute(
+        edge.store.db,
+      );
+      expect(await command({ since_sequence: 1 })).toMatchObject({
+        uploaded: 3,
+        duplicates: 3,
+        from_sequence: 1,
+        highest_sequence_sent: 5,
+        lowest_held_sequence: 3,
+      });
+      expect(net.uploads).toEqual([[3, 4, 5]]);
+      expect((await rows()).map((r) => r.workflow_id)).toEqual(ids.slice(2));
+    });
+
+    it('without since_sequence, max_records caps the PENDING upload and the rest stays PENDING', async () => {
+      const ids = await completeOffline(5);
+      const net = recordingFetch();
+      const command = commandOn(syncWith({ client: client(net.impl), batchSize: 2 }).sync);
+      expect(await command({ max_records: 3 })).toEqual({
+        uploaded: 3,
+        synced: 3,
+        duplicates: 0,
+        rejected: 0,
+        remaining: 2,
+      });
+      expect(net.uploads).toEqual([[1, 2], [3]]);
+      expect((await rows()).map((r) => r.status)).toEqual([
+        'SYNCED',
+        'SYNCED',
+        'SYNCED',
+        'PENDING',
+        'PENDING',
+      ]);
+      expect((await cloudHeld()).map((h) => h.id)).toEqual(ids.slice(0, 3));
+      // with no payload, the whole queue goes as before
+      expect(await command({})).toEqual({
+        uploaded: 2,
+        synced: 2,
+        duplicates: 0,
+        rejected: 0,
+        remaining: 0,
+      });
+      expect(net.uploads).toEqual([[1, 2], [3], [4, 5]]);
+    });
+
+    it('skips and counts a REJECTED record in the range; a PENDING one in it is sent and marked', async () => {
+      const ids = await completeOffline(6);
+      await sql`UPDATE saf_pending_transactions SET record = json_set(record, '$.amount_minor', 1)
+        WHERE workflow_id = ${ids[2]!}`.execute(edge.store.db);
+      expect(await syncWith().sync.syncNow()).toMatchObject({ synced: 5, rejected: 1 });
+      const newer = await completeOffline(2); // sequence 7 and 8, PENDING
+      later();
+      const net = recordingFetch();
+      const command = commandOn(syncWith({ client: client(net.impl) }).sync);
+      expect(await command({ since_sequence: 2, max_records: 5 })).toEqual({
+        uploaded: 5,
+        synced: 5,
+        duplicates: 4,
+        rejected: 0,
+        remaining: 1,
+        from_sequence: 2,
+        highest_sequence_sent: 7,
+        skipped_rejected: 1,
+        lowest_held_sequence: 1,
+        highest_held_sequence: 8,
+      });
+      expect(net.uploads).toEqual([[2, 4, 5, 6, 7]]);
+      expect(
+        (await rows()).map((r) => [r.sequence_number, r.status, r.last_error, r.synced_at]),
+      ).toEqual([
+        [1, 'SYNCED', null, '2026-05-01T12:00:00.000Z'],
+        [2, 'SYNCED', null, '2026-05-01T12:00:00.000Z'],
+        [3, 'REJECTED', 'INVALID_SIGNATURE', null],
+        [4, 'SYNCED', null, '2026-05-01T12:00:00.000Z'],
+        [5, 'SYNCED', null, '2026-05-01T12:00:00.000Z'],
+        [6, 'SYNCED', null, '2026-05-01T12:00:00.000Z'],
+        [7, 'SYNCED', null, now.toISOString()],
+        [8, 'PENDING', null, null],
+      ]);
+      expect((await cloudHeld()).map((h) => h.id)).toEqual([
+        ...ids.filter((_, i) => i !== 2),
+        newer[0],
+      ]);
+      // the whole range: every REJECTED record in it is counted
+      expect(await command({ since_sequence: 1 })).toMatchObject({
+        uploaded: 7,
+        skipped_rejected: 1,
+        highest_sequence_sent: 8,
+        remaining: 0,
+      });
+      expect(net.uploads[1]).toEqual([1, 2, 4, 5, 6, 7, 8]);
+    });
+
+    it('a resent SYNCED record the cloud refuses is counted as rejected and stays SYNCED', async () => {
+      const ids = await syncedRecords(3);
+      await sql`UPDATE saf_pending_transactions SET record = json_set(record, '$.amount_minor', 1)
+        WHERE workflow_id = ${ids[1]!}`.execute(edge.store.db);
+      const { sync, log } = syncWith();
+      expect(await commandOn(sync)({ since_sequence: 1 })).toMatchObject({
+        uploaded: 3,
+        synced: 2,
+        duplicates: 2,
+        rejected: 1,
+        highest_sequence_sent: 3,
+      });
+      expect(log.all('edge.sync.ack')[0]?.rejected).toEqual([
+        { workflowId: ids[1], code: 'INVALID_SIGNATURE' },
+      ]);
+      expect((await rows()).map((r) => [r.status, r.last_error])).toEqual(
+        ids.map(() => ['SYNCED', null]),
+      );
+    });
+
+    it('an upload failure during a resend leaves SYNCED records SYNCED and counts no attempt against them', async () => {
+      await syncedRecords(4);
+      await completeOffline(1); // sequence 5, PENDING
+      const before = await rows();
+      later();
+      const net = recordingFetch({ failUploads: true });
+      const ack = await commandOn(syncWith({ client: client(net.impl) }).sync)({
+        since_sequence: 2,
+      });
+      expect(ack).toEqual({
+        uploaded: 4,
+        synced: 0,
+        duplicates: 0,
+        rejected: 0,
+        remaining: 1,
+        from_sequence: 2,
+        highest_sequence_sent: 5,
+        skipped_rejected: 0,
+        lowest_held_sequence: 1,
+        highest_held_sequence: 5,
+        error: {
+          code: 'SAF_UPLOAD_FAILED',
+          message: 'the cloud could not be reached',
+          retryable: true,
+        },
+      });
+      expect(net.uploads).toEqual([[2, 3, 4, 5]]);
+      const after = await rows();
+      expect(after.slice(0, 4)).toEqual(before.slice(0, 4));
+      expect(after.map((r) => [r.status, r.upload_attempts, r.last_error])).toEqual([
+        ['SYNCED', 1, null],
+        ['SYNCED', 1, null],
+        ['SYNCED', 1, null],
+        ['SYNCED', 1, null],
+        ['PENDING', 1, 'SAF_UPLOAD_FAILED'],
+      ]);
+    });
+
+    it('a resend waits for the round in progress, and a round asked for meanwhile waits for the resend', async () => {
+      await completeOffline(3);
+      const net = recordingFetch();
+      const { sync } = syncWith({ client: client(net.impl) });
+      const [round, resend] = await Promise.all([sync.syncNow(), sync.upload({ fromSequence: 1 })]);
+      expect(net.maxInFlight()).toBe(1);
+      expect(net.uploads).toEqual([
+        [1, 2, 3],
+        [1, 2, 3],
+      ]);
+      expect(round).toMatchObject({ synced: 3, duplicates: 0 });
+      expect(resend).toMatchObject({ synced: 3, duplicates: 3 });
+
+      // the other way round: the background round after the resend finds nothing left
+      await completeOffline(2);
+      const [resent, after] = await Promise.all([sync.upload({ fromSequence: 4 }), sync.syncNow()]);
+      expect(net.maxInFlight()).toBe(1);
+      expect(net.uploads.slice(2)).toEqual([[4, 5]]);
+      expect(resent).toMatchObject({ uploaded: 2, synced: 2, duplicates: 0, remaining: 0 });
+      expect(after).toMatchObject({ uploaded: 0, remaining: 0 });
     });
   });
 });
