@@ -54,6 +54,8 @@ export interface BatchCommandSpec {
   max_retries: number;
   /** Lifetime of each command from its release (it fails as `expired` after). */
   expires_in_seconds?: number;
+  /** The command version the payload was validated against (absent: none registered). */
+  command_version?: string;
 }
 
 /** One (device, command) pair of the batch. */

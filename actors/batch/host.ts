@@ -182,6 +182,7 @@ export async function stepBatch(
                 ? new Date(now.getTime() + spec.expires_in_seconds * 1000)
                 : null,
             sequence: item.seq,
+            commandVersion: spec.command_version ?? null,
           };
         }),
         { createdBy: row.createdBy, actor },

@@ -57,9 +57,17 @@ export interface BroadcastSpec {
   failureThreshold: number | null;
   /** The broadcast's id when one was reserved for it (a broadcast held for approval). */
   broadcastId?: string;
+  /** The command version the payload was validated against (null or absent: none registered). */
+  commandVersion?: string | null;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(['COMPLETED', 'CANCELLED']);
+
+/** The command version a broadcast's rollout records (null for none, or one made before versions). */
+function commandVersionOf(rollout: unknown): string | null {
+  const version = (rollout as { command_version?: unknown } | null)?.command_version;
+  return typeof version === 'string' ? version : null;
+}
 
 /** True for a broadcast status that no longer changes. */
 export function isTerminalBroadcastStatus(status: string): boolean {
@@ -99,6 +107,7 @@ export async function insertNewBroadcast(
         wait_seconds: spec.waitSeconds,
         max_retries: spec.maxRetries,
         expires_in_seconds: spec.expiresInSeconds,
+        ...(spec.commandVersion ? { command_version: spec.commandVersion } : {}),
       },
       failureThreshold: spec.failureThreshold,
       actorSnapshot: persistBroadcastSnapshot(snapshot),
@@ -213,6 +222,7 @@ export async function stepBroadcast(
                 ? null
                 : new Date(now.getTime() + snapshot.context.expiresInSeconds * 1000),
             createdBy: row.createdBy,
+            commandVersion: commandVersionOf(row.rollout),
           },
           actor,
           now,

@@ -123,11 +123,12 @@ export function refuseClearPan(commands: readonly CreateCommand[]): void {
   });
 }
 
-const specOf = (c: CreateCommand): BatchCommandSpec => ({
+const specOf = (c: CreateCommand, version: string | null | undefined): BatchCommandSpec => ({
   command_type: c.command_type,
   payload: c.payload,
   max_retries: c.max_retries,
   ...(c.expires_in_seconds !== undefined ? { expires_in_seconds: c.expires_in_seconds } : {}),
+  ...(version ? { command_version: version } : {}),
 });
 
 /** Create a batch, or hold it for approval (see the module comment). */
@@ -160,7 +161,7 @@ export async function createBatch(
     name: request.name,
     mode: request.mode,
     stopOnFailure: request.stopOnFailure,
-    commands: request.commands.map(specOf),
+    commands: request.commands.map((c, i) => specOf(c, gate.resolved[i]?.version)),
     deviceIds: request.deviceIds,
   };
   if (gate.approval) {
@@ -198,6 +199,7 @@ export async function createBroadcast(
     phases: request.rollout.phases,
     waitSeconds: request.rollout.wait_seconds,
     failureThreshold: request.failureThreshold,
+    commandVersion: gate.resolved[0]?.version ?? null,
   };
   if (gate.approval) {
     const input = {

@@ -283,6 +283,30 @@ for (const dialect of CLOUD_DIALECTS) {
         operator,
       );
       expect(fine.status, await fine.clone().text()).toBe(201);
+      // the commands a batch or a broadcast creates record the version they were checked against
+      const { batch_id } = (await fine.json()) as { batch_id: string };
+      const fineBroadcast = await post(
+        '/api/v1/command-broadcasts',
+        {
+          command: { command_type: 'REBOOT', payload: { reason: 'update', delay_seconds: 0 } },
+          target: { device_ids: ['cv-dev-2'] },
+        },
+        operator,
+      );
+      expect(fineBroadcast.status, await fineBroadcast.clone().text()).toBe(201);
+      const { broadcast_id } = (await fineBroadcast.json()) as { broadcast_id: string };
+      const versions = (column: 'batch_id' | 'broadcast_id', id: string) =>
+        gw.handle.store.db
+          .selectFrom('device_commands')
+          .select(['command_version'])
+          .where(column, '=', id)
+          .execute();
+      await expect
+        .poll(() => versions('batch_id', batch_id))
+        .toEqual([{ command_version: '2.0.0' }]);
+      await expect
+        .poll(() => versions('broadcast_id', broadcast_id))
+        .toEqual([{ command_version: '2.0.0' }]);
     });
 
     it('reports the changelog between two versions, and audits every change', async () => {

@@ -20,6 +20,8 @@ export interface NewBatchCommand {
   maxRetries: number;
   expiresAt: Date | null;
   sequence: number;
+  /** The command version its payload was validated against (null: none registered). */
+  commandVersion?: string | null;
 }
 
 /** What {@link insertBatchCommands} did. */
@@ -73,6 +75,7 @@ export async function insertBatchCommands(
             batch_sequence: c.sequence,
             created_by: options.createdBy,
             expires_at: c.expiresAt ? h.codec.time(c.expiresAt) : null,
+            command_version: c.commandVersion ?? null,
             created_at: at,
           })),
         )
@@ -95,6 +98,7 @@ export async function insertBatchCommands(
             max_retries: c.maxRetries,
             expires_at: c.expiresAt?.toISOString() ?? null,
             batch_sequence: c.sequence,
+            ...(c.commandVersion ? { command_version: c.commandVersion } : {}),
           },
         })),
         now,

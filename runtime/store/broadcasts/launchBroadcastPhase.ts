@@ -26,6 +26,8 @@ export interface BroadcastPhaseLaunch {
   maxRetries: number;
   expiresAt: Date | null;
   createdBy: string | null;
+  /** The command version its payload was validated against (null: none registered). */
+  commandVersion?: string | null;
 }
 
 /** Create the phase's commands; returns the devices that got one. */
@@ -43,6 +45,7 @@ export async function launchBroadcastPhase(
     max_retries: launch.maxRetries,
     expires_at: launch.expiresAt?.toISOString() ?? null,
     phase: launch.phase,
+    ...(launch.commandVersion ? { command_version: launch.commandVersion } : {}),
   });
   try {
     const result = await sql<{ device_id: string }>`
@@ -56,12 +59,13 @@ export async function launchBroadcastPhase(
         FOR KEY SHARE OF d),
       created AS (
         INSERT INTO device_commands (command_id, device_id, command_type, payload, status,
-          max_retries, broadcast_id, batch_sequence, created_by, expires_at, created_at)
+          max_retries, broadcast_id, batch_sequence, created_by, expires_at, command_version,
+          created_at)
         SELECT gen_random_uuid(), device_id, ${launch.commandType},
           ${h.codec.json(launch.payload)}::jsonb, 'PENDING', ${launch.maxRetries}, ${id}::uuid,
           ${launch.phase}, ${launch.createdBy},
           ${launch.expiresAt ? h.codec.time(launch.expiresAt) : null}::timestamptz,
-          ${at}::timestamptz
+          ${launch.commandVersion ?? null}, ${at}::timestamptz
         FROM picked
         RETURNING command_id, device_id),
       audited AS (
