@@ -12,6 +12,18 @@ export interface PendingRecord {
   record: unknown;
 }
 
+/** A saf_pending_transactions row as uploaded. */
+export function pendingRecordOf(
+  h: StoreHandle,
+  row: { workflow_id: string; sequence_number: number | string; record: unknown },
+): PendingRecord {
+  return {
+    workflowId: row.workflow_id,
+    sequence: h.codec.parseInt(row.sequence_number),
+    record: h.codec.parseJson(row.record),
+  };
+}
+
 /** At most `limit` PENDING records, lowest sequence number first. */
 export async function listPendingRecords(h: StoreHandle, limit: number): Promise<PendingRecord[]> {
   try {
@@ -22,11 +34,7 @@ export async function listPendingRecords(h: StoreHandle, limit: number): Promise
       .orderBy('sequence_number')
       .limit(limit)
       .execute();
-    return rows.map((row) => ({
-      workflowId: row.workflow_id,
-      sequence: h.codec.parseInt(row.sequence_number),
-      record: h.codec.parseJson(row.record),
-    }));
+    return rows.map((row) => pendingRecordOf(h, row));
   } catch (error) {
     throw translateDriverError(error, 'list pending SAF records');
   }

@@ -5,7 +5,7 @@
  * counts them, so the ack can say how many of the range were not sent and why.
  */
 import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
-import type { PendingRecord } from './listPendingRecords.js';
+import { pendingRecordOf, type PendingRecord } from './listPendingRecords.js';
 
 /** A held record with its status (PENDING, SYNCED or REJECTED). */
 export interface HeldRecord extends PendingRecord {
@@ -26,12 +26,7 @@ export async function listRecordsFrom(
       .orderBy('sequence_number')
       .limit(limit)
       .execute();
-    return rows.map((row) => ({
-      workflowId: row.workflow_id,
-      sequence: h.codec.parseInt(row.sequence_number),
-      record: h.codec.parseJson(row.record),
-      status: row.status,
-    }));
+    return rows.map((row) => ({ ...pendingRecordOf(h, row), status: row.status }));
   } catch (error) {
     throw translateDriverError(error, 'list held SAF records');
   }
