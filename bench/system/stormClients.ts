@@ -12,8 +12,10 @@
  * - `open {inFlight}`: connect every device, `inFlight` handshakes at a time.
  * - `storm {jitterMs, budgetMs}`: drop every socket at one moment (terminate), then reconnect
  *   every device at once — or each at a random moment within `jitterMs`. A failed attempt is
- *   retried after the edge agent's own backoff (1 s doubling to 60 s, half random), and an
- *   attempt without a welcome within 15 s is abandoned and retried, as the agent does.
+ *   retried after the edge agent's own backoff (1 s doubling to 60 s, half random) — or
+ *   after the gateway's `Retry-After` when it refused the upgrade (503 GATEWAY_BUSY) and
+ *   that is longer — and an attempt without a welcome within 15 s is abandoned and retried,
+ *   as the agent does.
  *   Answers the drop moment and each device's reconnect time after it; devices not back
  *   within `budgetMs` are counted as missing and stop retrying.
  * - `close`: close every socket.
@@ -63,6 +65,16 @@ const CONNECT_TIMEOUT_MS = 15_000;
 const spec = JSON.parse(process.argv[2] ?? '') as StormClientSpec;
 const sockets = new Map<number, WebSocket>();
 
+/** An upgrade the gateway refused, with the wait it asked for (Retry-After). */
+class Refused extends Error {
+  constructor(
+    status: number,
+    readonly retryAfterMs: number,
+  ) {
+    super(`upgrade refused: ${status}`);
+  }
+}
+
 /** One attempt to connect device `n`: resolves on its welcome, rejects on any failure. */
 function connect(n: number): Promise<void> {
   const deviceId = deviceIdOf(n);
@@ -90,7 +102,9 @@ function connect(n: number): Promise<void> {
     }
     ws.once('unexpected-response', (request, response) => {
       request.destroy();
-      fail(new Error(`upgrade refused: ${response.statusCode}`));
+      // as the agent does: wait at least what the gateway asked (503 GATEWAY_BUSY)
+      const seconds = Number(response.headers['retry-after']);
+      fail(new Refused(response.statusCode ?? 0, Number.isFinite(seconds) ? seconds * 1000 : 0));
     });
     ws.once('error', (error) => fail(error));
     ws.once('close', () => fail(new Error('closed before the welcome')));
@@ -125,7 +139,9 @@ async function connectWithRetry(n: number, over: () => boolean): Promise<boolean
     } catch (error) {
       failedAttempts++;
       firstError ??= error instanceof Error ? error.message : String(error);
-      await new Promise((resolve) => setTimeout(resolve, backoffDelay(RECONNECT, failures)));
+      const asked = error instanceof Refused ? error.retryAfterMs : 0;
+      const wait = Math.max(backoffDelay(RECONNECT, failures), asked);
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
   return false;

@@ -213,6 +213,15 @@ export function createSocketLink(deps: SocketLinkDeps): SocketLink {
       connectTimer = undefined;
       if (socket === ws && !up) ws.terminate();
     }, deps.connectTimeoutMs);
+    // the gateway refused the upgrade (503 GATEWAY_BUSY in a reconnect storm): wait at least
+    // as long as it asked before trying again
+    let retryAfterMs = 0;
+    ws.on('unexpected-response', (_request, response) => {
+      const seconds = Number(response.headers['retry-after']);
+      if (Number.isFinite(seconds) && seconds > 0) retryAfterMs = Math.min(seconds, 600) * 1000;
+      response.resume();
+      ws.terminate();
+    });
     ws.on('open', () => send({ type: 'hello' }));
     ws.on('message', onMessage);
     ws.on('error', () => undefined); // a close always follows; it reconnects
@@ -226,7 +235,7 @@ export function createSocketLink(deps: SocketLinkDeps): SocketLink {
       resolveClosed();
       if (stopped) return;
       failed += 1;
-      const retryInMs = backoffDelay(deps.reconnect, failed, deps.random);
+      const retryInMs = Math.max(backoffDelay(deps.reconnect, failed, deps.random), retryAfterMs);
       reconnectTimer = timers.setTimeout(connect, retryInMs);
       deps.onDown({ code, reason: reason.toString('utf8'), retryInMs });
     });

@@ -50,8 +50,19 @@ export interface DeviceHub {
   readonly nodeId: string;
   /** Who delivers commands, for the audit trail. */
   readonly actor: CommandActor;
-  /** Serve a device's socket (authenticated already). */
-  accept(socket: WebSocket, deviceId: string, sourceIp: string | null): DeviceSession;
+  /**
+   * Take a handshake slot for an upgrade request; undefined when `maxPendingHandshakes`
+   * are in progress (answer 503). The release is idempotent; a slot never released (an
+   * upgrade abandoned between authentication and the socket) frees itself after 30 s.
+   */
+  admit(): (() => void) | undefined;
+  /** Serve a device's socket (authenticated already); `release` frees its handshake slot. */
+  accept(
+    socket: WebSocket,
+    deviceId: string,
+    sourceIp: string | null,
+    release?: () => void,
+  ): DeviceSession;
   /** Push due commands to `deviceId` if its socket is here. */
   wake(deviceId: string): void;
   /** Run one sweep now (also runs on its interval); undefined when another node holds the lock. */
@@ -95,6 +106,30 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   });
 
   const wake = (deviceId: string) => sessions.get(deviceId)?.wake();
+
+  let handshakes = 0;
+  const admit = (): (() => void) | undefined => {
+    if (handshakes >= settings.maxPendingHandshakes) return undefined;
+    handshakes++;
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      handshakes--;
+      clearTimeout(timer);
+    };
+    const timer = setTimeout(release, 30_000);
+    timer.unref();
+    return release;
+  };
+  new Gauge({
+    name: 'saffron_device_handshakes_pending',
+    help: 'device socket handshakes in progress on this gateway (upgrade until connection recorded)',
+    registers: [ctx.metrics],
+    collect() {
+      this.set(handshakes);
+    },
+  });
 
   const tick = () => {
     const now = ctx.now();
@@ -155,12 +190,14 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   return {
     nodeId,
     actor,
-    accept(socket, deviceId, sourceIp) {
+    admit,
+    accept(socket, deviceId, sourceIp, release) {
       const session = openSession(socket, deviceId, {
         ctx,
         settings,
         actor,
         sourceIp,
+        ...(release ? { onConnected: release } : {}),
         onEnd(ended) {
           if (sessions.get(deviceId) === ended) sessions.delete(deviceId);
         },

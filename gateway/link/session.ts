@@ -61,6 +61,8 @@ export interface SessionDeps {
   sourceIp: string | null;
   /** The session ended (called once, before its disconnect is recorded). */
   onEnd(session: DeviceSession): void;
+  /** The handshake is over: the connection is recorded, or the socket ended first. */
+  onConnected?(): void;
 }
 
 /** Serve `socket` for `deviceId`. Attach before any await, so no early frame is missed. */
@@ -305,6 +307,7 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
   socket.on('close', () => {
     if (over) return;
     over = true;
+    deps.onConnected?.();
     deps.onEnd(session);
     void serial(async () => {
       await applyDeviceEvent(ctx.store, deviceId, devEvents.disconnected(id), ctx.now());
@@ -312,6 +315,6 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
   });
   void serial(async () => {
     await applyDeviceEvent(ctx.store, deviceId, devEvents.connected(id), ctx.now());
-  });
+  }).finally(() => deps.onConnected?.());
   return session;
 }

@@ -29,6 +29,12 @@ export interface DeviceLinkOptions {
   lastSeenEveryMs?: number;
   /** A device ONLINE or SYNCING with `last_seen` older than this is reset to OFFLINE (3 × lastSeenEveryMs). */
   staleAfterMs?: number;
+  /**
+   * Socket handshakes one gateway carries at once — from the upgrade request until the
+   * device's connection is recorded (200). Beyond it an upgrade is answered 503 with a
+   * jittered `Retry-After`, so a reconnect storm queues on the devices, not in the gateway.
+   */
+  maxPendingHandshakes?: number;
 }
 
 /** Device link settings with defaults applied. */
@@ -50,5 +56,6 @@ export function deviceLinkSettings(options: DeviceLinkOptions = {}): DeviceLinkS
     deliveryBatch: options.deliveryBatch ?? 100,
     lastSeenEveryMs,
     staleAfterMs: options.staleAfterMs ?? 3 * lastSeenEveryMs,
+    maxPendingHandshakes: options.maxPendingHandshakes ?? 200,
   };
 }

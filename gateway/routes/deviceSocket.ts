@@ -4,12 +4,19 @@
  * `GET \n /api/v1/devices/{id}/ws \n timestamp \n nonce \n sha256("")` — before the
  * upgrade happens: bad or missing credentials are a 401 and another device's socket a 403,
  * as problem+json on the HTTP response, and no socket is opened. A plain GET is a 426.
+ *
+ * Admission: a gateway carries at most `maxPendingHandshakes` handshakes at once (link/
+ * settings.ts); beyond that an upgrade is a 503 GATEWAY_BUSY with a `Retry-After` of 1–5 s,
+ * drawn at random so refused devices do not all come back in the same second. Refusing
+ * costs no database work, so a reconnect storm waits on the devices instead of piling
+ * connections the gateway cannot record in time (which time out, reconnect and pile more).
  */
 import type { FastifyRequest } from 'fastify';
 import { authenticate } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
 import type { DeviceHub } from '../link/hub.js';
 import { Problem } from '../problem.js';
+import { Counter } from 'prom-client';
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
@@ -19,7 +26,12 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 /** Register the device socket route on `hub`. */
 export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void {
   const url = '/api/v1/devices/:id/ws';
-  const devices = new WeakMap<FastifyRequest, string>();
+  const devices = new WeakMap<FastifyRequest, { deviceId: string; release: () => void }>();
+  const refused = new Counter({
+    name: 'saffron_device_handshakes_refused_total',
+    help: 'device socket upgrades answered 503 because too many handshakes were in progress',
+    registers: [ctx.metrics],
+  });
   ctx.openapi.add({
     method: 'GET',
     url,
@@ -32,20 +44,37 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
     method: 'GET',
     url,
     preValidation: async (request, reply) => {
-      const principal = await authenticate(ctx.auth, {
-        authorization: request.headers.authorization,
-        timestamp: header(request, 'x-saffron-timestamp'),
-        nonce: header(request, 'x-saffron-nonce'),
-        method: request.method,
-        pathWithQuery: request.url,
-        body: '',
-      });
-      const { id } = request.params as { id: string };
-      // an upgrade is a request like any other: rate-limit rules count it (reconnect storms)
-      await ctx.rateLimits.enforce(principal, request, reply);
-      if (principal.kind !== 'device' || principal.deviceId !== id)
-        throw new Problem(403, 'FORBIDDEN', 'only the device itself may open its socket');
-      devices.set(request, id);
+      const release = request.ws ? hub.admit() : () => undefined;
+      if (!release) {
+        refused.inc();
+        const retryAfter = 1 + Math.floor(Math.random() * 5);
+        throw new Problem(
+          503,
+          'GATEWAY_BUSY',
+          `too many devices are connecting at once; retry in ${retryAfter} s`,
+          {},
+          { 'retry-after': String(retryAfter) },
+        );
+      }
+      try {
+        const principal = await authenticate(ctx.auth, {
+          authorization: request.headers.authorization,
+          timestamp: header(request, 'x-saffron-timestamp'),
+          nonce: header(request, 'x-saffron-nonce'),
+          method: request.method,
+          pathWithQuery: request.url,
+          body: '',
+        });
+        const { id } = request.params as { id: string };
+        // an upgrade is a request like any other: rate-limit rules count it (reconnect storms)
+        await ctx.rateLimits.enforce(principal, request, reply);
+        if (principal.kind !== 'device' || principal.deviceId !== id)
+          throw new Problem(403, 'FORBIDDEN', 'only the device itself may open its socket');
+        devices.set(request, { deviceId: id, release });
+      } catch (error) {
+        release();
+        throw error;
+      }
     },
     handler: () => {
       throw new Problem(
@@ -57,9 +86,9 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
       );
     },
     wsHandler: (socket, request) => {
-      const deviceId = devices.get(request);
-      if (deviceId === undefined) return socket.terminate(); // unreachable: preValidation ran
-      hub.accept(socket, deviceId, request.ip);
+      const admitted = devices.get(request);
+      if (admitted === undefined) return socket.terminate(); // unreachable: preValidation ran
+      hub.accept(socket, admitted.deviceId, request.ip, admitted.release);
     },
   });
 }

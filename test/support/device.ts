@@ -131,7 +131,11 @@ export function refusedUpgrade(
   base: string,
   path: string,
   headers: Record<string, string>,
-): Promise<{ status: number; body: Record<string, unknown> }> {
+): Promise<{
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+}> {
   const ws = new WebSocket(wsUrl(base, path), { headers });
   return new Promise((resolve, reject) => {
     ws.on('open', () => {
@@ -147,6 +151,7 @@ export function refusedUpgrade(
         resolve({
           status: response.statusCode ?? 0,
           body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          headers: response.headers,
         });
       });
     });

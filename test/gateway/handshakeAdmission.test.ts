@@ -1,0 +1,113 @@
+/**
+ * Admission of device socket handshakes (PostgreSQL): a gateway carries at most
+ * `maxPendingHandshakes` handshakes at once — from the upgrade until the device's connection
+ * is recorded. The test holds one handshake open by locking its device's row from another
+ * connection, so the next device's upgrade meets a full gateway: 503 GATEWAY_BUSY with a
+ * jittered Retry-After and no database work; the edge agent's socket link waits at least
+ * that long before it tries again. Once the first handshake completes, devices get in.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSocketLink } from '../../edge/commands/socketLink.js';
+import { createCloudClient, systemTimers } from '../../edge/index.js';
+import { commandRoutes } from '../../gateway/routes/commands.js';
+import { openStore, type Store } from '../../runtime/index.js';
+import { connectDevice, refusedUpgrade, socketHeaders } from '../support/device.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { CLOUD_DIALECTS } from '../support/stores.js';
+
+const QUIET = { heartbeatIntervalMs: 3_600_000, sweepIntervalMs: 3_600_000 };
+
+/** PostgreSQL when DATABASE_URL names one (always in CI): the row lock needs a second connection. */
+const postgres = CLOUD_DIALECTS.find((d) => d.name === 'postgres');
+
+describe.runIf(postgres)('device handshake admission on PostgreSQL', () => {
+  const dialect = postgres!;
+  let gw: TestGateway;
+  let other: Store;
+  const secrets: Record<string, string> = {};
+
+  beforeAll(async () => {
+    gw = await startTestGateway(dialect, {
+      routes: [commandRoutes({ ...QUIET, maxPendingHandshakes: 1 })],
+    });
+    for (const id of ['hs-1', 'hs-2', 'hs-3']) secrets[id] = await gw.insertDevice(id);
+    other = await openStore(process.env.DATABASE_URL!, {
+      postgres: { schema: gw.handle.location, maxConnections: 2 },
+    });
+  });
+  afterAll(async () => {
+    await other.close();
+    await gw.close();
+  });
+
+  /** Lock `deviceId`'s row from another connection until the returned release is called. */
+  async function holdDeviceRow(deviceId: string): Promise<() => Promise<void>> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const done = other.transaction(async (tx) => {
+      await sql`SELECT 1 FROM edge_devices WHERE device_id = ${deviceId} FOR UPDATE`.execute(tx.db);
+      locked();
+      await released;
+    });
+    await isLocked;
+    return async () => {
+      release();
+      await done;
+    };
+  }
+
+  const refusedTotal = async () => {
+    const res = await gw.asUser(gw.adminToken, '/metrics');
+    const line = (await res.text())
+      .split('\n')
+      .find((l) => l.startsWith('saffron_device_handshakes_refused_total '));
+    return Number(line?.split(' ')[1] ?? NaN);
+  };
+
+  it('answers 503 with Retry-After while the gateway is full, then lets devices in', async () => {
+    const unlock = await holdDeviceRow('hs-1');
+    // hs-1's upgrade succeeds, but recording its connection waits for the row: it holds the slot
+    const first = await connectDevice(gw.url, 'hs-1', secrets['hs-1']!);
+    const path = '/api/v1/devices/hs-2/ws';
+    const busy = await refusedUpgrade(gw.url, path, socketHeaders('hs-2', secrets['hs-2']!));
+    expect(busy).toMatchObject({ status: 503, body: { code: 'GATEWAY_BUSY' } });
+    const retryAfter = Number(busy.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(5);
+    expect(await refusedTotal()).toBe(1);
+
+    // the agent's socket link waits at least what the gateway asked, not its own short backoff
+    const downs: number[] = [];
+    const link = createSocketLink({
+      cloud: createCloudClient({ baseUrl: gw.url, deviceId: 'hs-3', secret: secrets['hs-3']! }),
+      timers: systemTimers,
+      now: () => new Date(),
+      random: () => 0,
+      reconnect: { baseMs: 10, maxMs: 10 },
+      connectTimeoutMs: 5_000,
+      ackTimeoutMs: 5_000,
+      heartbeatIntervalMs: 3_600_000,
+      onUp: () => undefined,
+      onDown: (info) => downs.push(info.retryInMs),
+      onCommand: () => undefined,
+      onInvalid: () => undefined,
+    });
+    link.start();
+    await expect.poll(() => downs.length).toBeGreaterThanOrEqual(1);
+    expect(downs[0]).toBeGreaterThanOrEqual(1_000);
+    await link.stop();
+
+    // the held handshake completes; the slot is free again
+    await unlock();
+    first.send({ type: 'hello' });
+    await first.next('welcome');
+    const second = await connectDevice(gw.url, 'hs-2', secrets['hs-2']!);
+    second.send({ type: 'hello' });
+    expect(await second.next('welcome')).toMatchObject({ type: 'welcome' });
+    await first.close();
+    await second.close();
+  });
+});
