@@ -21,6 +21,7 @@ import {
   randomIds,
   storeWasmSource,
   systemClock,
+  WorkflowError,
   type Clock,
   type FaultHook,
   type Ids,
@@ -177,8 +178,13 @@ export interface Runtime {
     /** How many times each state was entered. */
     visits: Record<string, number>;
   }>;
-  /** Run `next` until the workflow is no longer ACTIVE, then wait for background work. */
-  runUntilSettled(id: string): Promise<WorkflowRecord>;
+  /**
+   * Run `next` until the workflow is no longer ACTIVE, then wait for background work.
+   * `known` is the workflow as the caller just got it from this runtime (`start`, `next`,
+   * `resume`): it is not read again, and it is re-read after the wait only when background
+   * work ran (a sub-workflow that ended may have re-activated it).
+   */
+  runUntilSettled(id: string, known?: WorkflowRecord): Promise<WorkflowRecord>;
   /**
    * Claim and run due ASYNC / PARALLEL tasks until none is left (a worker's unit of work);
    * returns how many ran.
@@ -266,8 +272,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const stopPulse = startHeartbeatPulse(internals);
 
-  const drain = async () => {
+  /** Wait for background drives; true when there were any. */
+  const drainAll = async (): Promise<boolean> => {
+    const waited = pending.size > 0;
     while (pending.size > 0) await Promise.all([...pending]);
+    return waited;
+  };
+  const drain = async () => {
+    await drainAll();
+  };
+
+  /**
+   * Run the next step of `id`; when a background drive moved it on meanwhile (a finished
+   * child resumed its parent and drove it to the end), the fresh record instead.
+   */
+  const stepOrReload = async (id: string): Promise<WorkflowRecord> => {
+    try {
+      return await driveWorkflow(internals, id, { kind: 'next' });
+    } catch (error) {
+      if (error instanceof WorkflowError && error.code === 'WORKFLOW_NOT_ACTIVE')
+        return loadWorkflow(internals, id);
+      throw error;
+    }
   };
 
   /** Worker loops started by `serve`, stopped by `close`. */
@@ -347,19 +373,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       };
     },
 
-    async runUntilSettled(id) {
-      let record = await loadWorkflow(internals, id);
-      while (record.status === 'ACTIVE')
-        record = await driveWorkflow(internals, id, { kind: 'next' });
-      await drain();
-      record = await loadWorkflow(internals, id);
-      // a sub-workflow may have ended during the drain and re-activated its parent
-      while (record.status === 'ACTIVE') {
-        record = await driveWorkflow(internals, id, { kind: 'next' });
-        await drain();
+    async runUntilSettled(id, known) {
+      let record = known?.id === id ? known : await loadWorkflow(internals, id);
+      for (;;) {
+        while (record.status === 'ACTIVE') record = await stepOrReload(id);
+        // a sub-workflow may have ended during the drain and re-activated its parent
+        if (!(await drainAll())) return record;
         record = await loadWorkflow(internals, id);
+        if (record.status !== 'ACTIVE') return record;
       }
-      return record;
     },
 
     drain,

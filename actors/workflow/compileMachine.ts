@@ -10,7 +10,14 @@
  * happens. No `after` delays: timers are database rows, which a snapshot can be restored
  * alongside; in-memory delays cannot.
  */
-import { assign, setup, type AnyStateMachine, type StateMachine } from 'xstate';
+import {
+  assign,
+  initialTransition,
+  setup,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type StateMachine,
+} from 'xstate';
 import {
   definitionHash,
   type StepDefinition,
@@ -39,6 +46,11 @@ export interface CompiledWorkflow {
   keyOf(stepName: string): string | undefined;
   /** The top-level step of a state key, with its index. */
   stepAt(key: string): { step: StepDefinition; index: number } | undefined;
+  /**
+   * The machine's initial snapshot, computed on first use and then shared: snapshots are
+   * immutable (every transition returns a new one), and every workflow starts from this one.
+   */
+  initialSnapshot(): AnyMachineSnapshot;
 }
 
 function stateKeys(steps: readonly StepDefinition[]): string[] {
@@ -206,11 +218,14 @@ export function compileWorkflowMachine(definition: WorkflowDefinition): Compiled
     never
   >;
 
+  const compiled = machine as unknown as AnyStateMachine;
+  let initial: AnyMachineSnapshot | undefined;
   return {
     definition,
     hash,
-    machine: machine as unknown as AnyStateMachine,
+    machine: compiled,
     keyOf: (name) => keyByName.get(name),
     stepAt: (key) => stepByKey.get(key),
+    initialSnapshot: () => (initial ??= initialTransition(compiled)[0]),
   };
 }

@@ -4,7 +4,7 @@
  * does not fit its workflow's definition is a clear SNAPSHOT_INVALID error on that workflow,
  * never a crash of the process.
  */
-import { initialTransition, transition, type AnyMachineSnapshot, type StateValue } from 'xstate';
+import { transition, type AnyMachineSnapshot, type StateValue } from 'xstate';
 import { WorkflowError, type WorkflowStatus } from '../../runtime/index.js';
 import { FINAL_STATES, type CompiledWorkflow } from './compileMachine.js';
 import type { WorkflowMachineContext } from './context.js';
@@ -26,8 +26,7 @@ export interface WorkflowSnapshot {
 
 /** The snapshot of a new workflow. */
 export function initialWorkflowSnapshot(compiled: CompiledWorkflow): WorkflowSnapshot {
-  const [snapshot] = initialTransition(compiled.machine);
-  return { compiled, snapshot };
+  return { compiled, snapshot: compiled.initialSnapshot() };
 }
 
 /** Apply `event`; an event the current state does not accept is a programming error. */

@@ -21,7 +21,6 @@ import type { Runtime } from '../../actors/index.js';
 import {
   findClearPan,
   getWorkflowByIdempotencyKey,
-  SaffronError,
   TERMINAL_WORKFLOW_STATUSES,
   type JsonObject,
   type Store,
@@ -62,22 +61,12 @@ export interface LocalRunDeps {
 
 /**
  * Drive `record` until it is no longer ACTIVE. A workflow that the start-up recovery (or
- * another request with the same key) is driving at the same moment may end under our feet:
- * then the engine refuses our `next` as WORKFLOW_NOT_ACTIVE, and the answer is the workflow
- * as that other drive left it, once background work has finished.
+ * another request with the same key) drives at the same moment may end under our feet: the
+ * engine then answers with the workflow as that other drive left it (runUntilSettled).
  */
 const drive = async (deps: LocalRunDeps, record: WorkflowRecord) => {
-  let settled: WorkflowRecord | undefined;
-  while (!settled) {
-    try {
-      settled = await deps.runtime.runUntilSettled(record.id);
-    } catch (error) {
-      if (!(error instanceof SaffronError && error.code === 'WORKFLOW_NOT_ACTIVE')) throw error;
-      await deps.runtime.drain();
-      const now = await deps.runtime.get(record.id);
-      if (now.status !== 'ACTIVE') settled = now;
-    }
-  }
+  // the record as the engine just returned it is not read again
+  const settled = await deps.runtime.runUntilSettled(record.id, record);
   if ((TERMINAL_WORKFLOW_STATUSES as readonly string[]).includes(settled.status))
     deps.onSettled?.(settled);
   return settled;

@@ -7,7 +7,7 @@
  * SEQUENCE_CONFLICT; the maximum is still consulted, so a lost state row cannot take the
  * counter backwards either.
  */
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { executeCached, translateDriverError, type StoreHandle } from '../../runtime/index.js';
 import { readSyncState, SYNC_STATE_KEYS, writeSyncState } from '../state/syncState.js';
 
 /** Take the next sequence number inside transaction `tx` (1 for the first record). */
@@ -19,10 +19,13 @@ export async function nextSafSequence(tx: StoreHandle, now: Date): Promise<numbe
       : 0;
   let highest: number;
   try {
-    const row = await tx.db
-      .selectFrom('saf_pending_transactions')
-      .select((eb) => eb.fn.max('sequence_number').as('highest'))
-      .executeTakeFirst();
+    const [row] = (
+      await executeCached(tx, 'highestSafSequence', [], () =>
+        tx.db
+          .selectFrom('saf_pending_transactions')
+          .select((eb) => eb.fn.max('sequence_number').as('highest')),
+      )
+    ).rows;
     highest = row?.highest == null ? 0 : tx.codec.parseInt(row.highest);
   } catch (error) {
     throw translateDriverError(error, 'read the highest SAF sequence number');

@@ -4,7 +4,7 @@
  * an operator's to look at — nor SYNCED ones.
  */
 import { sql } from 'kysely';
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { executeCached, translateDriverError, type StoreHandle } from '../../runtime/index.js';
 
 /** The PENDING records in figures. */
 export interface SafBacklog {
@@ -20,16 +20,20 @@ export interface SafBacklog {
 /** Read the backlog. */
 export async function readSafBacklog(h: StoreHandle): Promise<SafBacklog> {
   try {
-    const row = await h.db
-      .selectFrom('saf_pending_transactions')
-      .select((eb) => [
-        eb.fn.countAll<number | string>().as('count'),
-        sql<number | string>`COALESCE(SUM(amount_minor), 0)`.as('amount'),
-        sql<number | string>`COALESCE(SUM(ABS(amount_minor)), 0)`.as('exposure'),
-        eb.fn.min<string | Date | null>('created_at').as('oldest'),
-      ])
-      .where('status', '=', 'PENDING')
-      .executeTakeFirstOrThrow();
+    const [row] = (
+      await executeCached(h, 'readSafBacklog', ['PENDING'], () =>
+        h.db
+          .selectFrom('saf_pending_transactions')
+          .select((eb) => [
+            eb.fn.countAll<number | string>().as('count'),
+            sql<number | string>`COALESCE(SUM(amount_minor), 0)`.as('amount'),
+            sql<number | string>`COALESCE(SUM(ABS(amount_minor)), 0)`.as('exposure'),
+            eb.fn.min<string | Date | null>('created_at').as('oldest'),
+          ])
+          .where('status', '=', 'PENDING'),
+      )
+    ).rows;
+    if (!row) throw new Error('the backlog aggregate returned no row');
     return {
       count: h.codec.parseInt(row.count),
       amountMinor: h.codec.parseInt(row.amount),

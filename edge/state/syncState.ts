@@ -5,7 +5,7 @@
  * config component's last rejection) cannot drift apart by a typo.
  */
 import type { StoreHandle } from '../../runtime/index.js';
-import { translateDriverError } from '../../runtime/index.js';
+import { executeCached, translateDriverError } from '../../runtime/index.js';
 
 /** Keys of `edge_sync_state` the edge components share. */
 export const SYNC_STATE_KEYS = {
@@ -38,11 +38,11 @@ export async function readSyncState(
   key: string,
 ): Promise<SyncStateEntry | undefined> {
   try {
-    const row = await h.db
-      .selectFrom('edge_sync_state')
-      .select(['value', 'updated_at'])
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const [row] = (
+      await executeCached(h, 'readSyncState', [key], () =>
+        h.db.selectFrom('edge_sync_state').select(['value', 'updated_at']).where('key', '=', key),
+      )
+    ).rows;
     return row
       ? { value: h.codec.parseJson(row.value), updatedAt: h.codec.parseTime(row.updated_at) }
       : undefined;
@@ -61,11 +61,12 @@ export async function writeSyncState(
   const json = h.codec.json(value);
   const at = h.codec.time(now);
   try {
-    await h.db
-      .insertInto('edge_sync_state')
-      .values({ key, value: json, updated_at: at })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: at }))
-      .execute();
+    await executeCached(h, 'writeSyncState', [key, json, at, json, at], () =>
+      h.db
+        .insertInto('edge_sync_state')
+        .values({ key, value: json, updated_at: at })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: at })),
+    );
   } catch (error) {
     throw translateDriverError(error, `write edge sync state ${key}`);
   }

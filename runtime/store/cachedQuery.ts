@@ -4,6 +4,10 @@
  * SQLite). A query whose shape never changes is compiled once per store and then executed
  * with new parameters. The first compile checks that the compiled parameters are exactly the
  * values given, in order, so a change to the query's shape cannot silently misplace values.
+ *
+ * Multi-row inserts (a step commit's audit rows, metrics) are compiled once per row count, up
+ * to {@link MAX_CACHED_ROWS} rows; larger batches, rare and already amortised over many
+ * rows, are built per call, so the cache stays small whatever the batch sizes.
  */
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { StoreHandle } from './store.js';
@@ -20,10 +24,36 @@ export async function executeCached<R>(
     compiled = build().compile();
     const same =
       compiled.parameters.length === parameters.length &&
-      compiled.parameters.every((p, i) => p === parameters[i]);
+      compiled.parameters.every((p, i) => Object.is(p, parameters[i]));
     if (!same)
       throw new Error(`cached query ${key}: compiled parameters do not follow the given values`);
     h.statements.set(key, compiled);
   }
   return h.db.executeQuery<R>({ ...compiled, parameters });
+}
+
+/** Most rows of a multi-row insert that {@link executeCachedRows} compiles once. */
+const MAX_CACHED_ROWS = 16;
+
+/**
+ * Execute the multi-row insert `build` returns for `rows` — objects with the same columns in
+ * the same order, as the insert lists them — compiling it once per row count.
+ */
+export async function executeCachedRows<R>(
+  h: StoreHandle,
+  key: string,
+  rows: readonly Record<string, unknown>[],
+  build: () => Compilable<R>,
+): Promise<QueryResult<R>> {
+  if (rows.length > MAX_CACHED_ROWS) return h.db.executeQuery<R>(build().compile());
+  const parameters: unknown[] = [];
+  for (const row of rows)
+    for (const value of Object.values(row)) {
+      // kysely leaves an undefined column out: the statement's shape would differ, build it anew
+      if (value === undefined) return h.db.executeQuery<R>(build().compile());
+      parameters.push(value);
+    }
+  // the columns are part of the key: rows of another shape never reuse this statement
+  const columns = Object.keys(rows[0] ?? {}).join(',');
+  return executeCached(h, `${key}:${rows.length}:${columns}`, parameters, build);
 }

@@ -2,6 +2,7 @@
  * Persistence: one Kysely query layer over PostgreSQL, PGlite and SQLite, with small
  * operations grouped by concern.
  */
+export { executeCached } from './cachedQuery.js';
 export type { Codec } from './codec.js';
 export type { Database } from './database.js';
 export {

@@ -43,6 +43,18 @@ for (const dialect of DIALECTS) {
       expect(heartbeat).toEqual([]);
     });
 
+    it('settles a workflow another drive finished meanwhile, instead of refusing it as not ACTIVE', async () => {
+      const started = await rt.start(await definition(TWO_STEPS));
+      expect(started.status).toBe('ACTIVE');
+      // another drive (a resumed parent, a recovery) takes it to the end first
+      const other = engineFor(handle);
+      expect((await other.runUntilSettled(started.id)).status).toBe('COMPLETED');
+      await other.close();
+      // this caller still holds the ACTIVE record it was given
+      const settled = await rt.runUntilSettled(started.id, started);
+      expect(settled).toMatchObject({ id: started.id, status: 'COMPLETED' });
+    });
+
     it('pauses and resumes by operator, returning to the previous status', async () => {
       const wf = await rt.start(await definition(TWO_STEPS));
       const paused = await rt.pause(wf.id);

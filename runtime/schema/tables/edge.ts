@@ -40,7 +40,12 @@ export const safPendingTransactions: TableDef = {
     createdAt(),
     timestamptz('synced_at'),
   ],
-  indexes: [index('idx_saf_pending_status_seq', ['status', 'sequence_number'])],
+  indexes: [
+    index('idx_saf_pending_status_seq', ['status', 'sequence_number']),
+    // covers the backlog figures read before every offline payment (edge/saf/readSafBacklog.ts):
+    // the count, sums and oldest time come from the index, not from rows with their records
+    index('idx_saf_pending_status_created', ['status', 'created_at', 'amount_minor']),
+  ],
 };
 
 /** device_config_cache: the last verified config per config name, with its ETag. */

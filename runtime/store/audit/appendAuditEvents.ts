@@ -1,4 +1,5 @@
 import type { AuditEventType } from '../../model/statuses.js';
+import { executeCachedRows } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 
@@ -18,19 +19,17 @@ export async function appendAuditEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const now = new Date();
+  const rows = events.map((e) => ({
+    workflow_id: e.workflowId,
+    event_type: e.eventType,
+    step_name: e.stepName ?? null,
+    event_data: h.codec.json(e.eventData ?? {}),
+    timestamp: h.codec.time(e.timestamp ?? now),
+  }));
   try {
-    await h.db
-      .insertInto('workflow_audit_log')
-      .values(
-        events.map((e) => ({
-          workflow_id: e.workflowId,
-          event_type: e.eventType,
-          step_name: e.stepName ?? null,
-          event_data: h.codec.json(e.eventData ?? {}),
-          timestamp: h.codec.time(e.timestamp ?? now),
-        })),
-      )
-      .execute();
+    await executeCachedRows(h, 'appendAuditEvents', rows, () =>
+      h.db.insertInto('workflow_audit_log').values(rows),
+    );
   } catch (error) {
     throw translateDriverError(error, 'append audit events');
   }

@@ -1,3 +1,4 @@
+import { executeCached, executeCachedRows } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import type { Heartbeat } from './beatHeartbeat.js';
@@ -13,18 +14,19 @@ export async function beatHeartbeats(h: StoreHandle, beats: readonly Heartbeat[]
     step_started_at: b.stepStartedAt ? h.codec.time(b.stepStartedAt) : null,
   }));
   try {
-    await h.db
-      .insertInto('workflow_heartbeats')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.column('workflow_id').doUpdateSet((eb) => ({
-          worker_id: eb.ref('excluded.worker_id'),
-          last_heartbeat: eb.ref('excluded.last_heartbeat'),
-          current_step: eb.ref('excluded.current_step'),
-          step_started_at: eb.ref('excluded.step_started_at'),
-        })),
-      )
-      .execute();
+    await executeCachedRows(h, 'beatHeartbeats', rows, () =>
+      h.db
+        .insertInto('workflow_heartbeats')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.column('workflow_id').doUpdateSet((eb) => ({
+            worker_id: eb.ref('excluded.worker_id'),
+            last_heartbeat: eb.ref('excluded.last_heartbeat'),
+            current_step: eb.ref('excluded.current_step'),
+            step_started_at: eb.ref('excluded.step_started_at'),
+          })),
+        ),
+    );
   } catch (error) {
     throw translateDriverError(error, 'heartbeats');
   }
@@ -37,7 +39,15 @@ export async function deleteHeartbeats(
 ): Promise<void> {
   if (workflowIds.length === 0) return;
   try {
-    await h.db.deleteFrom('workflow_heartbeats').where('workflow_id', 'in', workflowIds).execute();
+    if (workflowIds.length === 1)
+      await executeCached(h, 'deleteHeartbeat', workflowIds, () =>
+        h.db.deleteFrom('workflow_heartbeats').where('workflow_id', '=', workflowIds[0]!),
+      );
+    else
+      await h.db
+        .deleteFrom('workflow_heartbeats')
+        .where('workflow_id', 'in', workflowIds)
+        .execute();
   } catch (error) {
     throw translateDriverError(error, 'delete heartbeats');
   }

@@ -1,3 +1,4 @@
+import { executeCachedRows } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 
@@ -20,22 +21,20 @@ export async function recordMetrics(
 ): Promise<void> {
   if (metrics.length === 0) return;
   const now = new Date();
+  const rows = metrics.map((m) => ({
+    workflow_id: m.workflowId,
+    workflow_type: m.workflowType ?? null,
+    step_name: m.stepName ?? null,
+    metric_name: m.name,
+    metric_value: m.value,
+    unit: m.unit ?? null,
+    tags: h.codec.json(m.tags ?? {}),
+    recorded_at: h.codec.time(m.at ?? now),
+  }));
   try {
-    await h.db
-      .insertInto('workflow_metrics')
-      .values(
-        metrics.map((m) => ({
-          workflow_id: m.workflowId,
-          workflow_type: m.workflowType ?? null,
-          step_name: m.stepName ?? null,
-          metric_name: m.name,
-          metric_value: m.value,
-          unit: m.unit ?? null,
-          tags: h.codec.json(m.tags ?? {}),
-          recorded_at: h.codec.time(m.at ?? now),
-        })),
-      )
-      .execute();
+    await executeCachedRows(h, 'recordMetrics', rows, () =>
+      h.db.insertInto('workflow_metrics').values(rows),
+    );
   } catch (error) {
     throw translateDriverError(error, 'record metrics');
   }

@@ -1,14 +1,15 @@
+import { executeCached } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 
 /** The bytes cached on the edge under SHA-256 `hash`, if any. */
 export async function getCachedWasm(h: StoreHandle, hash: string): Promise<Uint8Array | undefined> {
   try {
-    const row = await h.db
-      .selectFrom('device_wasm_cache')
-      .select('binary_data')
-      .where('binary_hash', '=', hash)
-      .executeTakeFirst();
+    const [row] = (
+      await executeCached(h, 'getCachedWasm', [hash], () =>
+        h.db.selectFrom('device_wasm_cache').select('binary_data').where('binary_hash', '=', hash),
+      )
+    ).rows;
     return row?.binary_data;
   } catch (error) {
     throw translateDriverError(error, `read cached WASM binary ${hash}`);

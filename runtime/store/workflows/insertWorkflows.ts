@@ -1,3 +1,4 @@
+import { executeCachedRows } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import { type NewWorkflow, workflowToRow } from './record.js';
@@ -9,11 +10,11 @@ export async function insertWorkflows(
   now = new Date(),
 ): Promise<void> {
   if (workflows.length === 0) return;
+  const rows = workflows.map((w) => workflowToRow(h.codec, w, 0, now));
   try {
-    await h.db
-      .insertInto('workflow_executions')
-      .values(workflows.map((w) => workflowToRow(h.codec, w, 0, now)))
-      .execute();
+    await executeCachedRows(h, 'insertWorkflows', rows, () =>
+      h.db.insertInto('workflow_executions').values(rows),
+    );
   } catch (error) {
     throw translateDriverError(error, `insert ${workflows.length} workflow(s)`);
   }

@@ -1,3 +1,4 @@
+import { executeCached } from '../cachedQuery.js';
 import { ConflictError, translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import type { JsonObject } from '../../model/json.js';
@@ -29,27 +30,34 @@ export async function updateWorkflow(
   now = new Date(),
 ): Promise<number> {
   const json = (value: JsonObject | null) => (value === null ? null : h.codec.json(value));
+  const set = {
+    ...(changes.status !== undefined && { status: changes.status }),
+    ...(changes.currentStepIndex !== undefined && {
+      current_step_index: changes.currentStepIndex,
+    }),
+    ...(changes.currentStep !== undefined && { current_step: changes.currentStep }),
+    ...(changes.state !== undefined && { state: h.codec.json(changes.state) }),
+    ...(changes.actorSnapshot !== undefined && { actor_snapshot: json(changes.actorSnapshot) }),
+    ...(changes.metadata !== undefined && { metadata: h.codec.json(changes.metadata) }),
+    ...(changes.ownerId !== undefined && { owner_id: changes.ownerId }),
+    version: expectedVersion + 1,
+    updated_at: h.codec.time(now),
+  };
   let updated: bigint;
   try {
-    const result = await h.db
-      .updateTable('workflow_executions')
-      .set({
-        ...(changes.status !== undefined && { status: changes.status }),
-        ...(changes.currentStepIndex !== undefined && {
-          current_step_index: changes.currentStepIndex,
-        }),
-        ...(changes.currentStep !== undefined && { current_step: changes.currentStep }),
-        ...(changes.state !== undefined && { state: h.codec.json(changes.state) }),
-        ...(changes.actorSnapshot !== undefined && { actor_snapshot: json(changes.actorSnapshot) }),
-        ...(changes.metadata !== undefined && { metadata: h.codec.json(changes.metadata) }),
-        ...(changes.ownerId !== undefined && { owner_id: changes.ownerId }),
-        version: expectedVersion + 1,
-        updated_at: h.codec.time(now),
-      })
-      .where('id', '=', id)
-      .where('version', '=', expectedVersion)
-      .executeTakeFirst();
-    updated = result.numUpdatedRows;
+    // one compiled statement per set of changed columns (a step commit always changes the same)
+    const result = await executeCached(
+      h,
+      `updateWorkflow:${Object.keys(set).join(',')}`,
+      [...Object.values(set), id, expectedVersion],
+      () =>
+        h.db
+          .updateTable('workflow_executions')
+          .set(set)
+          .where('id', '=', id)
+          .where('version', '=', expectedVersion),
+    );
+    updated = result.numAffectedRows ?? 0n;
   } catch (error) {
     throw translateDriverError(error, `update workflow ${id}`);
   }
