@@ -10,17 +10,16 @@
  * follows them through approval). Every decision is audited, and the approval webhook
  * events are enqueued with it.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '../../gateway/index.js';
 import type { ApprovalSweeper } from '../../gateway/governance/approvalSweeper.js';
-import { commandRoutes } from '../../gateway/routes/commands.js';
-import { fleetRoutes } from '../../gateway/routes/fleet.js';
-import { governanceRoutes } from '../../gateway/routes/governance.js';
-import { insertWebhook } from '../../runtime/index.js';
 import { testClock, type DeviceSocket } from '../support/device.js';
-import { json, onlineDevice, QUIET_LINK } from '../support/fleet.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { json, onlineDevice } from '../support/fleet.js';
+import {
+  REBOOT_TWO_APPROVERS,
+  startApprovalsGateway,
+  type ApprovalsGateway,
+} from '../support/approvals.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
 type Json = Record<string, unknown>;
@@ -44,7 +43,7 @@ interface Pushed {
 for (const dialect of CLOUD_DIALECTS) {
   describe(`approvals on ${dialect.name}`, () => {
     const clock = testClock();
-    let gw: TestGateway;
+    let gw: ApprovalsGateway;
     let sweeper: ApprovalSweeper;
     let device: DeviceSocket;
     const tokens: Record<string, string> = {};
@@ -103,14 +102,8 @@ for (const dialect of CLOUD_DIALECTS) {
     };
 
     beforeAll(async () => {
-      gw = await startTestGateway(dialect, {
-        now: clock.now,
-        routes: [
-          commandRoutes(QUIET_LINK),
-          fleetRoutes({ tickIntervalMs: 3_600_000 }),
-          governanceRoutes({ approvalSweepIntervalMs: 3_600_000, onSweeper: (s) => (sweeper = s) }),
-        ],
-      });
+      gw = await startApprovalsGateway(dialect, clock);
+      ({ sweeper } = gw);
       for (const [name, role] of [
         ['alice', 'operator'],
         ['bob', 'operator'],
@@ -133,29 +126,12 @@ for (const dialect of CLOUD_DIALECTS) {
         .set({ device_type: 'ATM' })
         .where('device_id', '=', 'ap-atm')
         .execute();
-      await insertWebhook(
-        gw.handle.store,
-        {
-          webhookId: randomUUID(),
-          name: 'approvals',
-          url: 'http://127.0.0.1:9/hook',
-          eventTypes: ['approval.requested', 'approval.decided'],
-          secretCiphertext: gw.keys.seal('whsec-test'),
-          active: true,
-          maxRetries: 3,
-          createdBy: 'test',
-        },
-        clock.now(),
-      );
       device = await onlineDevice(gw.url, 'ap-1', secret, clock);
-      const policy = await post(tokens.dave!, '/api/v1/authorization-policies', {
-        name: 'reboot-two-approvers',
-        command_type: 'REBOOT',
-        requires_approval: true,
-        min_approvals: 2,
-        approver_roles: ['operator'],
-        approval_ttl_seconds: 3600,
-      });
+      const policy = await post(
+        tokens.dave!,
+        '/api/v1/authorization-policies',
+        REBOOT_TWO_APPROVERS,
+      );
       expect(policy.status, await policy.clone().text()).toBe(201);
     });
     afterAll(async () => {

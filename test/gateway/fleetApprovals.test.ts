@@ -8,18 +8,17 @@
  * approver must hold an approver role for every command type of the request. Every step is
  * audited under the reserved id, and the approval webhook events say what is held.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '../../gateway/index.js';
 import type { ApprovalSweeper } from '../../gateway/governance/approvalSweeper.js';
 import type { FleetDriver } from '../../gateway/fleet/driver.js';
-import { commandRoutes } from '../../gateway/routes/commands.js';
-import { fleetRoutes } from '../../gateway/routes/fleet.js';
-import { governanceRoutes } from '../../gateway/routes/governance.js';
-import { insertWebhook } from '../../runtime/index.js';
 import { testClock, type DeviceSocket } from '../support/device.js';
-import { json, onlineDevice, QUIET_LINK } from '../support/fleet.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { json, onlineDevice } from '../support/fleet.js';
+import {
+  REBOOT_TWO_APPROVERS,
+  startApprovalsGateway,
+  type ApprovalsGateway,
+} from '../support/approvals.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
 type Json = Record<string, unknown>;
@@ -50,7 +49,7 @@ const REBOOT = { command_type: 'REBOOT', payload: { reason: 'patch' } };
 for (const dialect of CLOUD_DIALECTS) {
   describe(`fleet operations held for approval on ${dialect.name}`, () => {
     const clock = testClock();
-    let gw: TestGateway;
+    let gw: ApprovalsGateway;
     let fleet: FleetDriver;
     let sweeper: ApprovalSweeper;
     let device: DeviceSocket;
@@ -129,14 +128,8 @@ for (const dialect of CLOUD_DIALECTS) {
     const nextPushed = async () => ((await device.next('command')) as unknown as Pushed).command;
 
     beforeAll(async () => {
-      gw = await startTestGateway(dialect, {
-        now: clock.now,
-        routes: [
-          commandRoutes(QUIET_LINK),
-          fleetRoutes({ tickIntervalMs: 3_600_000, onDriver: (d) => (fleet = d) }),
-          governanceRoutes({ approvalSweepIntervalMs: 3_600_000, onSweeper: (s) => (sweeper = s) }),
-        ],
-      });
+      gw = await startApprovalsGateway(dialect, clock);
+      ({ fleet, sweeper } = gw);
       for (const [name, role] of [
         ['alice', 'operator'],
         ['bob', 'operator'],
@@ -149,29 +142,8 @@ for (const dialect of CLOUD_DIALECTS) {
         tokens[name] = (await createApiToken(gw.handle.store, { name, role })).token;
       const secret = await gw.insertDevice('fa-1');
       await gw.insertDevice('fa-2');
-      await insertWebhook(
-        gw.handle.store,
-        {
-          webhookId: randomUUID(),
-          name: 'approvals',
-          url: 'http://127.0.0.1:9/hook',
-          eventTypes: ['approval.requested', 'approval.decided'],
-          secretCiphertext: gw.keys.seal('whsec-test'),
-          active: true,
-          maxRetries: 3,
-          createdBy: 'test',
-        },
-        clock.now(),
-      );
       device = await onlineDevice(gw.url, 'fa-1', secret, clock);
-      const policy = await post('dave', '/api/v1/authorization-policies', {
-        name: 'reboot-two-approvers',
-        command_type: 'REBOOT',
-        requires_approval: true,
-        min_approvals: 2,
-        approver_roles: ['operator'],
-        approval_ttl_seconds: 3600,
-      });
+      const policy = await post('dave', '/api/v1/authorization-policies', REBOOT_TWO_APPROVERS);
       expect(policy.status, await policy.clone().text()).toBe(201);
     });
     afterAll(async () => {

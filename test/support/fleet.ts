@@ -4,6 +4,7 @@
  * `fleet.settle()`) on a hand-moved clock — no test waits on a timer.
  */
 import type { FleetDriver } from '../../gateway/fleet/driver.js';
+import type { RouteModule } from '../../gateway/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
 import { fleetRoutes } from '../../gateway/routes/fleet.js';
 import { connectDevice, type DeviceSocket, type TestClock } from './device.js';
@@ -18,10 +19,11 @@ export interface FleetGateway extends TestGateway {
   fleet: FleetDriver;
 }
 
-/** Start a gateway with command and fleet routes on `clock`. */
+/** Start a gateway with command and fleet routes (and `more` routes) on `clock`. */
 export async function startFleetGateway(
   dialect: TestDialect,
   clock: TestClock,
+  more: readonly RouteModule[] = [],
 ): Promise<FleetGateway> {
   let fleet: FleetDriver | undefined;
   const gw = await startTestGateway(dialect, {
@@ -29,6 +31,7 @@ export async function startFleetGateway(
     routes: [
       commandRoutes(QUIET_LINK),
       fleetRoutes({ tickIntervalMs: 3_600_000, onDriver: (d) => (fleet = d) }),
+      ...more,
     ],
   });
   return Object.assign(gw, { fleet: fleet! });

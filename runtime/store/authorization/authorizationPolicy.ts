@@ -85,6 +85,22 @@ export function rowToAuthorizationPolicy(
   };
 }
 
+/** The columns `fields` set (insert and update alike). */
+export function authorizationPolicyColumns(codec: Codec, fields: AuthorizationPolicyFields) {
+  return {
+    name: fields.name,
+    command_type: fields.commandType,
+    device_filter: codec.json(fields.deviceFilter),
+    risk_level: fields.riskLevel,
+    required_role: fields.requiredRole,
+    requires_approval: codec.bool(fields.requiresApproval),
+    min_approvals: fields.minApprovals,
+    approver_roles: codec.json(fields.approverRoles),
+    approval_ttl_seconds: fields.approvalTtlSeconds,
+    enabled: codec.bool(fields.enabled),
+  };
+}
+
 /** The settable fields of a policy. */
 export interface AuthorizationPolicyFields {
   name: string;

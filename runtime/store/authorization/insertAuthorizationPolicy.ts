@@ -4,6 +4,7 @@ import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import {
   AUTHORIZATION_POLICY_COLUMNS,
+  authorizationPolicyColumns,
   rowToAuthorizationPolicy,
   type AuthorizationPolicyFields,
   type AuthorizationPolicyRecord,
@@ -26,16 +27,7 @@ export async function insertAuthorizationPolicy(
       .insertInto('authorization_policies')
       .values({
         policy_id: policyId,
-        name: fields.name,
-        command_type: fields.commandType,
-        device_filter: h.codec.json(fields.deviceFilter),
-        risk_level: fields.riskLevel,
-        required_role: fields.requiredRole,
-        requires_approval: h.codec.bool(fields.requiresApproval),
-        min_approvals: fields.minApprovals,
-        approver_roles: h.codec.json(fields.approverRoles),
-        approval_ttl_seconds: fields.approvalTtlSeconds,
-        enabled: h.codec.bool(fields.enabled),
+        ...authorizationPolicyColumns(h.codec, fields),
         created_at: at,
         updated_at: at,
       })

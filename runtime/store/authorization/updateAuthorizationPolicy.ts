@@ -4,6 +4,7 @@ import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import {
   AUTHORIZATION_POLICY_COLUMNS,
+  authorizationPolicyColumns,
   rowToAuthorizationPolicy,
   type AuthorizationPolicyFields,
   type AuthorizationPolicyRecord,
@@ -25,19 +26,7 @@ export async function updateAuthorizationPolicy(
   try {
     const row = await h.db
       .updateTable('authorization_policies')
-      .set({
-        name: fields.name,
-        command_type: fields.commandType,
-        device_filter: h.codec.json(fields.deviceFilter),
-        risk_level: fields.riskLevel,
-        required_role: fields.requiredRole,
-        requires_approval: h.codec.bool(fields.requiresApproval),
-        min_approvals: fields.minApprovals,
-        approver_roles: h.codec.json(fields.approverRoles),
-        approval_ttl_seconds: fields.approvalTtlSeconds,
-        enabled: h.codec.bool(fields.enabled),
-        updated_at: h.codec.time(now),
-      })
+      .set({ ...authorizationPolicyColumns(h.codec, fields), updated_at: h.codec.time(now) })
       .where('policy_id', '=', policyId)
       .returning(AUTHORIZATION_POLICY_COLUMNS)
       .executeTakeFirst();

@@ -4,6 +4,7 @@ import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import {
   RATE_LIMIT_RULE_COLUMNS,
+  rateLimitRuleColumns,
   rowToRateLimitRule,
   type RateLimitRuleFields,
   type RateLimitRuleRecord,
@@ -26,13 +27,7 @@ export async function insertRateLimitRule(
       .insertInto('rate_limit_rules')
       .values({
         rule_id: ruleId,
-        name: fields.name,
-        scope: fields.scope,
-        route_pattern: fields.routePattern,
-        max_requests: fields.maxRequests,
-        window_seconds: fields.windowSeconds,
-        burst: fields.burst,
-        enabled: h.codec.bool(fields.enabled),
+        ...rateLimitRuleColumns(h.codec, fields),
         created_at: at,
         updated_at: at,
       })

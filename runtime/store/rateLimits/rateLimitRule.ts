@@ -72,6 +72,19 @@ export function rowToRateLimitRule(codec: Codec, row: RateLimitRuleRow): RateLim
   };
 }
 
+/** The columns `fields` set (insert and update alike). */
+export function rateLimitRuleColumns(codec: Codec, fields: RateLimitRuleFields) {
+  return {
+    name: fields.name,
+    scope: fields.scope,
+    route_pattern: fields.routePattern,
+    max_requests: fields.maxRequests,
+    window_seconds: fields.windowSeconds,
+    burst: fields.burst,
+    enabled: codec.bool(fields.enabled),
+  };
+}
+
 /** The settable fields of a rule. */
 export interface RateLimitRuleFields {
   name: string;

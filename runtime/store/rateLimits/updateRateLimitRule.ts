@@ -5,6 +5,7 @@ import type { StoreHandle } from '../store.js';
 import { ruleDetails } from './insertRateLimitRule.js';
 import {
   RATE_LIMIT_RULE_COLUMNS,
+  rateLimitRuleColumns,
   rowToRateLimitRule,
   type RateLimitRuleFields,
   type RateLimitRuleRecord,
@@ -25,16 +26,7 @@ export async function updateRateLimitRule(
   try {
     const row = await h.db
       .updateTable('rate_limit_rules')
-      .set({
-        name: fields.name,
-        scope: fields.scope,
-        route_pattern: fields.routePattern,
-        max_requests: fields.maxRequests,
-        window_seconds: fields.windowSeconds,
-        burst: fields.burst,
-        enabled: h.codec.bool(fields.enabled),
-        updated_at: h.codec.time(now),
-      })
+      .set({ ...rateLimitRuleColumns(h.codec, fields), updated_at: h.codec.time(now) })
       .where('rule_id', '=', ruleId)
       .returning(RATE_LIMIT_RULE_COLUMNS)
       .executeTakeFirst();
