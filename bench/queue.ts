@@ -204,7 +204,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `PostgreSQL ${await serverVersion(url)}, ${cpus().length} cores, Node ${process.versions.node}; pg-boss ${version('pg-boss')}, graphile-worker ${version('graphile-worker')}`,
       `every system: ${s.concurrency} tasks in flight per worker process, trivial task body (returns a small object); throughput from the first body start until no task is unfinished (cap ${s.maxSeconds} s); latency from the enqueuer's commit to the body start, ${s.samples} samples at ${s.rate}/s after ${WARMUP_SAMPLES} warm-up samples, 1 worker process`,
       ...s.systems.map((x) => `${x.name}: ${x.describe(s.concurrency)}`),
-      'per task Saffron also, in the completion transaction: locks the task group, appends a TASK_COMPLETED audit row, reads the group and the workflow, restores its state machine and (saffron, not saffron_queue_only) commits the workflow transition (workflow row, STEP_EXECUTED and WORKFLOW_COMPLETED audit rows, heartbeat); per claim round it also releases expired leases and re-reads the claimed rows',
+      'per task Saffron also, in its completion statement (one per batch, which also claims the next tasks): locks the task, appends a TASK_COMPLETED audit row, checks the task is alone in its group, and (saffron) commits the workflow transition prepared from the workflow row the claim returned (workflow row at the expected version, STEP_EXECUTED and WORKFLOW_COMPLETED audit rows, heartbeat); saffron_queue_only records the task the general way (a transaction that locks and reads its group and workflow)',
     );
     await measureAll(bench, s, result, options.progress);
     addRatios(s, result);

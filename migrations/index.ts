@@ -11,6 +11,16 @@ import { migration as m0004 } from './0004_registration_keys.js';
 import { migration as m0005 } from './0005_device_request_nonces.js';
 import { migration as m0006 } from './0006_webhook_order_audit_search.js';
 import { migration as m0007 } from './0007_command_risk_levels.js';
+import { migration as m0008 } from './0008_task_claim_indexes.js';
 
 /** All migrations, oldest first. */
-export const migrations: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007];
+export const migrations: readonly Migration[] = [
+  m0001,
+  m0002,
+  m0003,
+  m0004,
+  m0005,
+  m0006,
+  m0007,
+  m0008,
+];

@@ -4,6 +4,9 @@
  * that one process's file-descriptor limit (about 20,000 here) is spent on the sockets being
  * measured, and so that the server's resident memory is its own. A child exits when its
  * parent disconnects, so a benchmark that dies leaves nothing behind.
+ *
+ * With `BENCH_CPU_PROF_DIR` set, every child writes a V8 CPU profile there (`--cpu-prof`);
+ * it is then stopped by disconnecting, so it exits on its own and the profile is written.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 
@@ -27,14 +30,22 @@ export interface Child {
 }
 
 const READY_TIMEOUT_MS = 120_000;
+/** How long a profiled child gets to write its profile before it is killed. */
+const PROFILE_EXIT_MS = 15_000;
 
 /**
  * Fork `entry` (run through tsx, with `--expose-gc` so it can be measured after a full
  * collection) with `spec` as its only argument, and wait for it to be ready.
  */
 export async function startChild(entry: string, spec: unknown): Promise<Child> {
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const child: ChildProcess = fork(entry, [JSON.stringify(spec)], {
-    execArgv: ['--expose-gc', '--import', import.meta.resolve('tsx')],
+    execArgv: [
+      '--expose-gc',
+      '--import',
+      import.meta.resolve('tsx'),
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
@@ -79,7 +90,13 @@ export async function startChild(entry: string, spec: unknown): Promise<Child> {
     });
   };
   const kill = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (profileDir && child.connected) {
+      child.disconnect();
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }, PROFILE_EXIT_MS).unref();
+    } else child.kill('SIGKILL');
   };
   try {
     const ready = await call<Record<string, unknown>>({ kind: 'ready' }, READY_TIMEOUT_MS);

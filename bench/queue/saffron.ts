@@ -64,13 +64,18 @@ async function openMigrated(config: QueueConfig, connections: number): Promise<S
   return store;
 }
 
+/** Tasks in `status`, one count per status so each one reads its own partial index. */
 async function countTasks(store: Store, statuses: readonly string[]): Promise<number> {
-  const row = await store.db
-    .selectFrom('tasks')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', 'in', statuses)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  let total = 0;
+  for (const status of statuses) {
+    const row = await store.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', status)
+      .executeTakeFirstOrThrow();
+    total += Number(row.n);
+  }
+  return total;
 }
 
 /** A task shaped as an ASYNC step's dispatch writes it (see actors/runtime/drive.ts). */

@@ -105,7 +105,7 @@ export const metadata = (name = 'metadata') => jsonb(name, { default: {} });
 export function index(
   name: string,
   columns: readonly string[],
-  options: { unique?: boolean; using?: 'gin' } = {},
+  options: { unique?: boolean; using?: 'gin'; where?: string } = {},
 ): IndexDef {
   return {
     name,
@@ -114,5 +114,6 @@ export function index(
     ),
     ...(options.unique ? { unique: true } : {}),
     ...(options.using ? { using: options.using } : {}),
+    ...(options.where !== undefined ? { where: options.where } : {}),
   };
 }

@@ -2,7 +2,7 @@
  * What a database built from the model must look like, in the normalized form of live.ts,
  * for PostgreSQL/PGlite or SQLite.
  */
-import type { SchemaSnapshot, SchemaTable } from './live.js';
+import { normalizePredicate, type SchemaSnapshot, type SchemaTable } from './live.js';
 import { checkConstraintName, type ColumnDef, type TableDef } from './model.js';
 import { sqliteType } from './render/sqlite.js';
 
@@ -58,6 +58,7 @@ function expectedTable(table: TableDef, family: SchemaFamily): SchemaTable {
         name: i.name,
         columns: i.columns.map((c) => (c.desc ? `${c.name} desc` : c.name)),
         unique: i.unique ?? false,
+        ...(i.where !== undefined ? { where: normalizePredicate(i.where) } : {}),
       })),
     checks: columns
       .filter((c) => c.check !== undefined)

@@ -26,6 +26,20 @@ export interface SchemaIndex {
   /** Columns with ` desc` appended for descending ones. */
   columns: string[];
   unique: boolean;
+  /** Partial index predicate, normalized by {@link normalizePredicate}; absent for a full index. */
+  where?: string;
+}
+
+/**
+ * A partial index predicate in a form both databases' reports reduce to: PostgreSQL answers
+ * `((status)::text = 'PENDING'::text)` for the `status = 'PENDING'` SQLite keeps as written.
+ */
+export function normalizePredicate(predicate: string): string {
+  return predicate
+    .replace(/::[a-z_]+(?: varying| precision| with(?:out)? time zone)?(\([\d, ]+\))?/gi, '')
+    .replace(/[()]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** One table as compared. */

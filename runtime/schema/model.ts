@@ -74,6 +74,11 @@ export interface IndexDef {
   unique?: boolean;
   /** PostgreSQL access method when not btree (e.g. `gin`); such indexes are cloud-only. */
   using?: 'gin';
+  /**
+   * Partial index predicate, written so both databases read it the same
+   * (`status = 'PENDING'`): only rows it holds for are indexed.
+   */
+  where?: string;
 }
 
 /** A table of the model. */

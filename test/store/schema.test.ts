@@ -32,6 +32,7 @@ const SHIPPED: Record<string, string> = {
   '0006_webhook_order_audit_search':
     'b81dbae8c5c47d2b39de9cf71db876f63ded72c556334cd5bfd560978bee07cd',
   '0007_command_risk_levels': '81489aef0a6b77ee3c7ca581e8a63a7435462c70cee74da799573598822443df',
+  '0008_task_claim_indexes': '726c8cd1e02e7323af412b9836edb7d24811eb682e9a8f77cb39b064efcd7ca3',
 };
 
 describe('migrations', () => {
@@ -135,8 +136,38 @@ for (const dialect of DIALECTS) {
         );
       }
     });
+
+    it('compares the predicate of a partial index', async () => {
+      handle = await openWithSchema(dialect);
+      await rawExec(handle, 'DROP INDEX idx_tasks_pending_run_after');
+      await rawExec(
+        handle,
+        "CREATE INDEX idx_tasks_pending_run_after ON tasks (run_after) WHERE status = 'CLAIMED'",
+      );
+      const messages = (await validateSchema(handle.store)).drift.map((d) => d.message);
+      expect(messages).toEqual([
+        "missing index idx_tasks_pending_run_after (run_after) WHERE status = 'PENDING'",
+        "unexpected index idx_tasks_pending_run_after (run_after) WHERE status = 'CLAIMED'",
+      ]);
+    });
   });
 }
+
+describe('edge schema upgrade', () => {
+  it('drops the status index earlier versions created, and keeps the data', async () => {
+    const handle = await openWithSchema(DIALECTS.find((d) => d.name === 'sqlite')!);
+    try {
+      await rawExec(handle, 'CREATE INDEX idx_tasks_status_run_after ON tasks (status, run_after)');
+      expect((await validateSchema(handle.store)).drift.map((d) => d.message)).toEqual([
+        'unexpected index idx_tasks_status_run_after (status, run_after)',
+      ]);
+      expect(await ensureEdgeSchema(handle.store)).toEqual([]);
+      expect((await validateSchema(handle.store)).drift).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  });
+});
 
 for (const dialect of CLOUD_DIALECTS) {
   describe(`migrator on ${dialect.name}`, () => {

@@ -115,6 +115,42 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('claims tasks whose lease ran out before due ones, and due ones oldest first', async () => {
+      const later = await workflowWithTasks(store, ['x']); // due at 0
+      const early = await workflowWithTasks(store, ['a', 'b']); // due at 0 and 1
+      await store.db
+        .updateTable('tasks')
+        .set({ run_after: store.codec.time(at(5)) })
+        .where('workflow_id', '=', later.workflowId)
+        .execute();
+      // at 3 only the early workflow's tasks are due; their claim lapses at 1003
+      expect((await claim(store, 'dead-worker', 5, at(3))).map((t) => t.id)).toEqual(early.ids);
+      // at 1010 the later task is due too, but the lapsed claims come first
+      expect((await claim(store, 'worker-b', 2, at(1010))).map((t) => t.id)).toEqual(early.ids);
+      expect((await claim(store, 'worker-b', 2, at(1010))).map((t) => t.id)).toEqual(later.ids);
+    });
+
+    it('serves a worker its regions and tasks without one', async () => {
+      const workflowId = (await workflowWithTasks(store, ['free'])).workflowId;
+      const eu = randomUUID();
+      await insertTasks(store, [
+        {
+          id: eu,
+          workflowId,
+          stepName: 'fan',
+          functionPath: 'steps.eu',
+          state: {},
+          context: {},
+          dataRegion: 'eu',
+          runAfter: at(0),
+        },
+      ]);
+      const regions = (list: string[]) =>
+        claimTasks(store, { workerId: 'w', limit: 5, leaseMs: 1000, now: at(10), regions: list });
+      expect((await regions(['us'])).map((t) => t.functionPath)).toEqual(['steps.free']);
+      expect((await regions(['us', 'eu'])).map((t) => t.id)).toEqual([eu]);
+    });
+
     it('serves no region-bound task to a worker with an empty region list', async () => {
       await workflowWithTasks(store, ['a']);
       expect(

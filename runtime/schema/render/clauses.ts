@@ -1,5 +1,5 @@
 /** Column constraint clauses both dialects write the same way. */
-import { checkConstraintName, type ColumnDef, type TableDef } from '../model.js';
+import { checkConstraintName, type ColumnDef, type IndexDef, type TableDef } from '../model.js';
 import { quoteLiteral } from './quote.js';
 
 /** `UNIQUE`, `REFERENCES … ON DELETE …` and the named CHECK of a column, as present. */
@@ -18,3 +18,7 @@ export function constraintClauses(table: TableDef, column: ColumnDef): string[] 
   }
   return clauses;
 }
+
+/** ` WHERE …` of a partial index, empty for a full one. */
+export const whereClause = (index: IndexDef): string =>
+  index.where !== undefined ? ` WHERE ${index.where}` : '';

@@ -5,7 +5,7 @@
  * `IF NOT EXISTS`: the edge creates its tables at start-up, with no migration step.
  */
 import type { ColumnDef, TableDef } from '../model.js';
-import { constraintClauses } from './clauses.js';
+import { constraintClauses, whereClause } from './clauses.js';
 import { quoteLiteral } from './quote.js';
 
 /** SQLite declared type of a column, or undefined when the column is cloud-only. */
@@ -80,7 +80,7 @@ export function sqliteTableStatements(table: TableDef): string[] {
     if (idx.using !== undefined) continue;
     const cols = idx.columns.map((c) => `${c.name}${c.desc ? ' DESC' : ''}`).join(', ');
     statements.push(
-      `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${idx.name} ON ${table.name} (${cols})`,
+      `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${idx.name} ON ${table.name} (${cols})${whereClause(idx)}`,
     );
   }
   return statements;

@@ -163,7 +163,9 @@ export const tasks: TableDef = {
   ],
   indexes: [
     index('idx_tasks_workflow', ['workflow_id']),
-    index('idx_tasks_status_run_after', ['status', 'run_after']),
+    // one index per claimable state, so a claim never walks finished tasks
+    index('idx_tasks_pending_run_after', ['run_after'], { where: "status = 'PENDING'" }),
+    index('idx_tasks_claimed_lease', ['lease_expires_at'], { where: "status = 'CLAIMED'" }),
   ],
 };
 

@@ -106,6 +106,7 @@ export async function completeTasksPostgres(
   const c = h.codec;
   const parameters: unknown[] = [
     c.json(outcomes),
+    completions.map((x) => x.taskId),
     workerId,
     c.time(now),
     c.time(now),
@@ -119,7 +120,7 @@ export async function completeTasksPostgres(
         h,
         next,
         sql`(SELECT count(*) FROM held WHERE id NOT IN (SELECT id FROM done))::int`,
-        sql`AND id NOT IN (SELECT id FROM v)`,
+        completions.map((x) => x.taskId),
       )
     : undefined;
   if (claim) parameters.push(...claim.parameters);
@@ -133,12 +134,13 @@ export async function completeTasksPostgres(
           status text, result jsonb, error text, run_after timestamptz, expected int,
           w_status text, w_idx int, w_step text, w_state jsonb, w_snap jsonb)
       ),
-      held AS (
-        SELECT t.id FROM tasks AS t
-        WHERE t.id IN (SELECT id FROM v) AND t.status = 'CLAIMED' AND t.worker_id = ${p(1)}
+      locked AS (
+        SELECT t.id, t.status, t.worker_id FROM tasks AS t
+        WHERE t.id = ANY(${p(1)}::uuid[])
         ORDER BY t.id
         FOR UPDATE
       ),
+      held AS (SELECT id FROM locked WHERE status = 'CLAIMED' AND worker_id = ${p(2)}),
       alone AS (
         SELECT v.id, v.wf FROM v JOIN held AS h ON h.id = v.id
         WHERE v.expected IS NOT NULL AND NOT EXISTS (
@@ -165,7 +167,7 @@ export async function completeTasksPostgres(
           status = r.status,
           result = CASE WHEN r.status = 'COMPLETED' THEN r.result ELSE t.result END,
           error = r.error,
-          completed_at = CASE WHEN r.status = 'PENDING' THEN t.completed_at ELSE ${p(2)}::timestamptz END,
+          completed_at = CASE WHEN r.status = 'PENDING' THEN t.completed_at ELSE ${p(3)}::timestamptz END,
           run_after = COALESCE(r.run_after, t.run_after),
           worker_id = CASE WHEN r.status = 'PENDING' THEN NULL ELSE t.worker_id END,
           claimed_at = CASE WHEN r.status = 'PENDING' THEN NULL ELSE t.claimed_at END,
@@ -178,7 +180,7 @@ export async function completeTasksPostgres(
         UPDATE workflow_executions AS w SET
           status = s.w_status, current_step_index = s.w_idx, current_step = s.w_step,
           state = s.w_state, actor_snapshot = s.w_snap, version = s.expected + 1,
-          updated_at = ${p(3)}::timestamptz
+          updated_at = ${p(4)}::timestamptz
         FROM settled AS s
         WHERE w.id = s.wf AND w.version = s.expected
         RETURNING w.id
@@ -186,7 +188,7 @@ export async function completeTasksPostgres(
       audit AS (
         INSERT INTO workflow_audit_log (workflow_id, event_type, step_name, event_data, timestamp)
         SELECT a.wf, a.type, a.step, a.data, a.ts
-        FROM jsonb_to_recordset(${p(4)}::jsonb) AS a(task uuid, settles uuid, wf uuid, type text,
+        FROM jsonb_to_recordset(${p(5)}::jsonb) AS a(task uuid, settles uuid, wf uuid, type text,
           step text, data jsonb, ts timestamptz, ord int)
         WHERE a.task IN (SELECT id FROM done) OR a.settles IN (SELECT id FROM up)
         ORDER BY a.ord
@@ -194,7 +196,7 @@ export async function completeTasksPostgres(
       logs AS (
         INSERT INTO workflow_execution_logs (workflow_id, step_name, level, message, data, logged_at)
         SELECT x.wf, x.step, x.level, x.message, x.data, x.ts
-        FROM jsonb_to_recordset(${p(5)}::jsonb) AS x(task uuid, wf uuid, step text, level text,
+        FROM jsonb_to_recordset(${p(6)}::jsonb) AS x(task uuid, wf uuid, step text, level text,
           message text, data jsonb, ts timestamptz, ord int)
         WHERE x.task IN (SELECT id FROM done)
         ORDER BY x.ord
@@ -202,7 +204,7 @@ export async function completeTasksPostgres(
       beats AS (
         INSERT INTO workflow_heartbeats (workflow_id, worker_id, last_heartbeat, current_step, step_started_at)
         SELECT x.wf, x.worker, x.ts, x.step, x.ts
-        FROM jsonb_to_recordset(${p(6)}::jsonb) AS x(wf uuid, worker text, ts timestamptz, step text)
+        FROM jsonb_to_recordset(${p(7)}::jsonb) AS x(wf uuid, worker text, ts timestamptz, step text)
         WHERE x.wf IN (SELECT id FROM up)
         ON CONFLICT (workflow_id) DO UPDATE SET worker_id = excluded.worker_id,
           last_heartbeat = excluded.last_heartbeat, current_step = excluded.current_step,
@@ -210,7 +212,7 @@ export async function completeTasksPostgres(
       ),
       gone AS (
         DELETE FROM workflow_heartbeats AS hb USING up AS u
-        WHERE hb.workflow_id = u.id AND hb.workflow_id = ANY(${p(7)}::uuid[])
+        WHERE hb.workflow_id = u.id AND hb.workflow_id = ANY(${p(8)}::uuid[])
       )${claim ? sql`,${claim.ctes}` : sql``}
       SELECT v.id, h.id IS NOT NULL AS held, d.id IS NOT NULL AS recorded, NULL::jsonb AS task
       FROM v LEFT JOIN held AS h ON h.id = v.id LEFT JOIN done AS d ON d.id = v.id

@@ -3,7 +3,7 @@
  * in the normalized form `saffron db validate` compares. Works on PGlite unchanged.
  */
 import { sql } from 'kysely';
-import type { SchemaSnapshot, SchemaTable } from '../../schema/live.js';
+import { normalizePredicate, type SchemaSnapshot, type SchemaTable } from '../../schema/live.js';
 import type { StoreHandle } from '../store.js';
 
 const ON_DELETE: Record<string, string> = {
@@ -106,11 +106,13 @@ export async function introspectPostgresSchema(handle: StoreHandle): Promise<Sch
       });
   }
   for (const i of indexes.rows) {
-    const list = /\((.*)\)(?: WHERE .*)?$/.exec(i.definition)?.[1] ?? '';
+    const parts = /\((.*?)\)(?: WHERE (.*))?$/.exec(i.definition);
+    const list = parts?.[1] ?? '';
     table(i.table_name).indexes.push({
       name: i.name,
       unique: i.unique,
       columns: list.split(',').map((c) => c.trim().replace(/ DESC$/i, ' desc')),
+      ...(parts?.[2] !== undefined ? { where: normalizePredicate(parts[2]) } : {}),
     });
   }
   return snapshot;

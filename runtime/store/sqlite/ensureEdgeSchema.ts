@@ -1,12 +1,16 @@
 /**
  * Creates the edge tables (core + edge-only) when absent. The spec's edge tier has no
- * migration step: every start runs these `IF NOT EXISTS` statements in one transaction.
+ * migration step: every start runs these `IF NOT EXISTS` statements in one transaction, and
+ * drops the indexes the model no longer has, so a terminal's database follows the model.
  */
 import { sql } from 'kysely';
 import { sqliteSchemaStatements } from '../../schema/render/sqlite.js';
 import { EDGE_SCHEMA } from '../../schema/tables.js';
 import { SaffronError } from '../../errors.js';
 import type { Store } from '../store.js';
+
+/** Indexes earlier versions created and the model replaced (migration 0008 on the cloud). */
+const RETIRED_INDEXES = ['idx_tasks_status_run_after'];
 
 /** Create missing edge tables and indexes; returns the names of the tables it created. */
 export async function ensureEdgeSchema(store: Store): Promise<string[]> {
@@ -23,6 +27,8 @@ export async function ensureEdgeSchema(store: Store): Promise<string[]> {
     const existing = new Set(before.rows.map((r) => r.name));
     for (const statement of sqliteSchemaStatements(EDGE_SCHEMA))
       await sql.raw(statement).execute(tx.db);
+    for (const name of RETIRED_INDEXES)
+      await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(tx.db);
     return EDGE_SCHEMA.map((t) => t.name).filter((name) => !existing.has(name));
   });
 }

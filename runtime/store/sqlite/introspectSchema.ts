@@ -4,7 +4,7 @@
  * PRAGMA, so their allowed values are read from the stored CREATE TABLE text.
  */
 import { sql } from 'kysely';
-import type { SchemaSnapshot, SchemaTable } from '../../schema/live.js';
+import { normalizePredicate, type SchemaSnapshot, type SchemaTable } from '../../schema/live.js';
 import type { StoreHandle } from '../store.js';
 
 /** The live schema of every table in the database. */
@@ -42,8 +42,9 @@ export async function introspectSqliteSchema(handle: StoreHandle): Promise<Schem
         refColumn: f.to,
         onDelete: f.on_delete,
       });
-    const idx = await sql<{ name: string; unique: number; origin: string }>`
-      SELECT name, "unique", origin FROM pragma_index_list(${name})`.execute(db);
+    const idx = await sql<{ name: string; unique: number; origin: string; ddl: string | null }>`
+      SELECT l.name, l."unique", l.origin, m.sql AS ddl FROM pragma_index_list(${name}) AS l
+      LEFT JOIN sqlite_master AS m ON m.type = 'index' AND m.name = l.name`.execute(db);
     for (const i of idx.rows) {
       if (i.origin === 'pk') continue;
       const keys = await sql<{ name: string; desc: number; key: number }>`
@@ -52,7 +53,15 @@ export async function introspectSqliteSchema(handle: StoreHandle): Promise<Schem
       );
       const columns = keys.rows.map((k) => (k.desc === 1 ? `${k.name} desc` : k.name));
       if (i.origin === 'u') t.uniques.push(columns);
-      else t.indexes.push({ name: i.name, unique: i.unique === 1, columns });
+      else {
+        const where = i.ddl ? /\sWHERE\s(.*)$/is.exec(i.ddl)?.[1] : undefined;
+        t.indexes.push({
+          name: i.name,
+          unique: i.unique === 1,
+          columns,
+          ...(where !== undefined ? { where: normalizePredicate(where) } : {}),
+        });
+      }
     }
     for (const m of ddl.matchAll(
       /CONSTRAINT\s+(\w+)\s+CHECK\s*\(\s*\w+\s+IN\s*\(([^)]*)\)\s*\)/gi,
