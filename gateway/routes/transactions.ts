@@ -36,7 +36,7 @@ import {
   MAX_SAF_BATCH,
   MAX_SAF_RECORD_BYTES,
   safRecordSchema,
-  verifyTransactionRecord,
+  verifySigningText,
   type NewSafTransaction,
   type SafRecord,
 } from '../../runtime/index.js';
@@ -124,7 +124,8 @@ function verify(
     });
   }
   const record = parsed.data;
-  const { signature: _signature, ...unsigned } = raw as Record<string, unknown>;
+  const { signature, ...unsigned } = raw as Record<string, unknown>;
+  // the signing text (signature.ts recordSigningText), computed once for the size check and the signature
   const content = canonicalJson(unsigned);
   if (Buffer.byteLength(content) > MAX_SAF_RECORD_BYTES)
     return reject(
@@ -133,7 +134,7 @@ function verify(
     );
   if (record.device_id !== deviceId)
     return reject('DEVICE_MISMATCH', 'the record names another device than the one uploading it');
-  if (!verifyTransactionRecord(secrets, raw as Record<string, unknown>))
+  if (!verifySigningText(secrets, content, signature))
     return reject('INVALID_SIGNATURE', 'the record signature does not verify with the device key');
   return { index, record, unsigned, content };
 }

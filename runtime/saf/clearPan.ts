@@ -60,8 +60,21 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** A hex digest: 32 or more hex digits, not part of a longer word. */
 const HEX_DIGEST = /(?<![0-9a-z])[0-9a-f]{32,}(?![0-9a-z])/gi;
 
+/** Whether `text` holds at least {@link MIN_DIGITS} decimal digits, the least a card number has. */
+function hasPanDigits(text: string): boolean {
+  if (text.length < MIN_DIGITS) return false;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57 && ++digits >= MIN_DIGITS) return true;
+  }
+  return false;
+}
+
 /** Whether `text` contains something that looks like a clear card number. */
 export function containsClearPan(text: string): boolean {
+  // most texts (keys, codes, short values) cannot hold one: no scan for them
+  if (!hasPanDigits(text)) return false;
   const scanned = text.replace(UUID, '_').replace(HEX_DIGEST, '_');
   // runs of digits, each with the separator that follows it (one space or dash, or none)
   const runs: { digits: string; end: number }[] = [];
@@ -112,22 +125,32 @@ const child = (path: string, key: string | number) =>
  * never contains the number itself: a hit in a key reports the path of the object.
  */
 export function findClearPan(value: unknown, path = '$'): ClearPanHit | undefined {
-  if (typeof value === 'string')
-    return containsClearPan(value) ? { path, inKey: false } : undefined;
-  if (typeof value === 'number')
-    return numberLooksLikePan(value) ? { path, inKey: false } : undefined;
+  // the keys and indexes down to the hit; the path is spelled out only for a hit
+  const trail: (string | number)[] = [];
+  const inKey = scan(value, trail);
+  return inKey === undefined ? undefined : { path: trail.reduce<string>(child, path), inKey };
+}
+
+/** Whether `value` holds a card number (in a key: true, in a value: false), `trail` its place. */
+function scan(value: unknown, trail: (string | number)[]): boolean | undefined {
+  if (typeof value === 'string') return containsClearPan(value) ? false : undefined;
+  if (typeof value === 'number') return numberLooksLikePan(value) ? false : undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const hit = findClearPan(value[i], child(path, i));
-      if (hit) return hit;
+      trail.push(i);
+      const hit = scan(value[i], trail);
+      if (hit !== undefined) return hit;
+      trail.pop();
     }
     return undefined;
   }
   if (value !== null && typeof value === 'object') {
     for (const [key, member] of Object.entries(value)) {
-      if (containsClearPan(key)) return { path, inKey: true };
-      const hit = findClearPan(member, child(path, key));
-      if (hit) return hit;
+      if (containsClearPan(key)) return true;
+      trail.push(key);
+      const hit = scan(member, trail);
+      if (hit !== undefined) return hit;
+      trail.pop();
     }
   }
   return undefined;

@@ -9,5 +9,10 @@ export {
   safRecordSchema,
   type SafRecord,
 } from './record.js';
-export { recordSigningText, signTransactionRecord, verifyTransactionRecord } from './signature.js';
+export {
+  recordSigningText,
+  signTransactionRecord,
+  verifySigningText,
+  verifyTransactionRecord,
+} from './signature.js';
 export { containsClearPan, findClearPan, luhnValid, type ClearPanHit } from './clearPan.js';

@@ -33,8 +33,19 @@ export function verifyTransactionRecord(
   secrets: readonly string[],
   record: Record<string, unknown>,
 ): boolean {
-  const given = typeof record.signature === 'string' ? Buffer.from(record.signature) : undefined;
-  const text = recordSigningText(record);
+  return verifySigningText(secrets, recordSigningText(record), record.signature);
+}
+
+/**
+ * {@link verifyTransactionRecord} for a caller that already holds the record's signing text
+ * ({@link recordSigningText}) and its `signature` member.
+ */
+export function verifySigningText(
+  secrets: readonly string[],
+  text: string,
+  signature: unknown,
+): boolean {
+  const given = typeof signature === 'string' ? Buffer.from(signature) : undefined;
   let valid = false;
   for (const secret of secrets) {
     const expected = Buffer.from(

@@ -106,6 +106,9 @@ describe('clear PAN detection', () => {
       inKey: false,
     });
     expect(findClearPan({ x: { '4111111111111111': true } })).toEqual({ path: '$.x', inKey: true });
+    expect(findClearPan({ ok: [1, 'short 123'], 'odd key': ['card 4111 1111 1111 1111'] })).toEqual(
+      { path: '$["odd key"][0]', inKey: false },
+    );
     // beyond 2^53 a 16–19 digit integer cannot be checked: it counts
     expect(findClearPan({ n: Number('4111111111111111111') })).toBeDefined();
   });

@@ -1,6 +1,7 @@
 /**
- * Store one SAF upload in one transaction: a multi-row insert with ON CONFLICT DO NOTHING
- * (cloud tier), then the rows that did not go in are classified against what is stored —
+ * Store one SAF upload in one transaction: one insert of the whole batch with ON CONFLICT DO
+ * NOTHING (cloud tier; the rows travel as one JSON array, so the statement text is the same
+ * for every batch and prepared once, with no per-value encoding), then the rows that did not go in are classified against what is stored —
  *
  * - same idempotency key, same device, same content → `duplicate` (a retried upload: the
  *   record is held, so the device may mark it synced);
@@ -14,7 +15,9 @@
  * An upload that stored at least one new record emits the `saf.batch_synced` webhook event
  * in the same transaction; a retried upload of records already held emits nothing again.
  */
+import { sql } from 'kysely';
 import { canonicalJson } from '../../definition/hash.js';
+import { executeCached } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
 import type { Store } from '../store.js';
 import { findSequenceGaps, type SequenceGap } from './findSequenceGaps.js';
@@ -72,30 +75,49 @@ export async function insertSafTransactions(
       const outcomes = new Map<string, SafInsertOutcome>();
       if (records.length === 0) return { outcomes, gaps: [] };
 
-      const inserted = await tx.db
-        .insertInto('saf_transactions')
-        .values(
-          records.map((r) => ({
-            transaction_id: r.transactionId,
-            device_id: deviceId,
-            device_sequence: r.deviceSequence,
-            idempotency_key: r.workflowId,
-            workflow_type: r.workflowType,
-            workflow_version: r.workflowVersion,
-            amount_minor: r.amountMinor,
-            currency: r.currency,
-            card_token: r.cardToken,
-            card_last4: r.cardLast4,
-            encrypted_payload: r.encryptedPayload,
-            record: tx.codec.json(r.record),
-            signature: r.signature,
-            offline_created_at: tx.codec.time(r.offlineCreatedAt),
-            received_at: tx.codec.time(now),
-          })),
-        )
-        .onConflict((oc) => oc.doNothing())
-        .returning('idempotency_key')
-        .execute();
+      const rows = tx.codec.json(
+        records.map((r, ord) => ({
+          ord,
+          transaction_id: r.transactionId,
+          device_sequence: r.deviceSequence,
+          idempotency_key: r.workflowId,
+          workflow_type: r.workflowType,
+          workflow_version: r.workflowVersion,
+          amount_minor: r.amountMinor,
+          currency: r.currency,
+          card_token: r.cardToken,
+          card_last4: r.cardLast4,
+          encrypted_payload: r.encryptedPayload,
+          record: r.record,
+          signature: r.signature,
+          offline_created_at: r.offlineCreatedAt.toISOString(),
+        })),
+      );
+      const received = tx.codec.time(now);
+      const { rows: inserted } = await executeCached(
+        tx,
+        'insertSafTransactions',
+        [deviceId, received, rows],
+        () => ({
+          compile: () =>
+            sql<{ idempotency_key: string }>`
+          INSERT INTO saf_transactions (transaction_id, device_id, device_sequence,
+            idempotency_key, workflow_type, workflow_version, amount_minor, currency, card_token,
+            card_last4, encrypted_payload, record, signature, offline_created_at, received_at)
+          SELECT r.transaction_id, ${deviceId}, r.device_sequence, r.idempotency_key,
+            r.workflow_type, r.workflow_version, r.amount_minor, r.currency, r.card_token,
+            r.card_last4, r.encrypted_payload, r.record, r.signature, r.offline_created_at,
+            ${received}::timestamptz
+          FROM jsonb_to_recordset(${rows}::jsonb) AS r(ord int, transaction_id uuid,
+            device_sequence bigint, idempotency_key text, workflow_type text,
+            workflow_version text, amount_minor bigint, currency text, card_token text,
+            card_last4 text, encrypted_payload text, record jsonb, signature text,
+            offline_created_at timestamptz)
+          ORDER BY r.ord
+          ON CONFLICT DO NOTHING
+          RETURNING idempotency_key`.compile(tx.db),
+        }),
+      );
       for (const row of inserted) outcomes.set(row.idempotency_key, { kind: 'stored' });
 
       const leftovers = records.filter((r) => !outcomes.has(r.workflowId));
