@@ -1,8 +1,15 @@
+import { sql } from 'kysely';
+import { executeCached } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
-import { notifyCommands } from '../postgres/commandNotifications.js';
+import { COMMANDS_CHANNEL } from '../postgres/commandNotifications.js';
 import type { Store, StoreHandle } from '../store.js';
-import { appendCommandAudit } from './appendCommandAudit.js';
-import { COMMAND_COLUMNS, rowToCommand, type CommandActor, type CommandRecord } from './command.js';
+import {
+  COMMAND_COLUMNS,
+  rowToCommand,
+  type CommandActor,
+  type CommandRecord,
+  type CommandRow,
+} from './command.js';
 
 /** A command to create. */
 export interface NewCommand {
@@ -18,8 +25,7 @@ export interface NewCommand {
 
 /**
  * Create a PENDING command with its COMMAND_CREATED audit row, and notify the gateways
- * (`origin` names the one creating it), in one transaction. Undefined when the device does
- * not exist.
+ * (`origin` names the one creating it), atomically. Undefined when the device does not exist.
  */
 export async function insertCommand(
   store: Store,
@@ -28,68 +34,88 @@ export async function insertCommand(
   origin: string,
   now: Date,
 ): Promise<CommandRecord | undefined> {
-  try {
-    return await store.transaction((tx) => insertCommandWith(tx, command, actor, origin, now));
-  } catch (error) {
-    throw translateDriverError(error, `create command for device ${command.deviceId}`);
-  }
+  return insertCommandWith(store, command, actor, origin, now);
 }
 
 /**
- * {@link insertCommand} inside the caller's transaction (a command released by its approval
- * commits with the approval's decision). Undefined when the device does not exist.
+ * {@link insertCommand} as one statement, also inside the caller's transaction (a command
+ * released by its approval commits with the approval's decision): the device row is read
+ * with a share lock (so it cannot be deleted under the new command), then the command, its
+ * audit row and (PostgreSQL) the NOTIFY for the gateways. One round trip instead of five;
+ * a command has no webhook event when it is created. Undefined when the device does not
+ * exist.
  */
 export async function insertCommandWith(
-  tx: StoreHandle,
+  h: StoreHandle,
   command: NewCommand,
   actor: CommandActor,
   origin: string,
   now: Date,
 ): Promise<CommandRecord | undefined> {
+  const at = h.codec.time(now);
+  const notify = h.dialect === 'postgres';
+  const details = {
+    command_type: command.commandType,
+    max_retries: command.maxRetries,
+    expires_at: command.expiresAt?.toISOString() ?? null,
+    ...(command.commandVersion ? { command_version: command.commandVersion } : {}),
+  };
+  const parameters: unknown[] = [
+    command.deviceId,
+    command.commandId,
+    command.commandType,
+    h.codec.json(command.payload),
+    command.maxRetries,
+    command.commandVersion ?? null,
+    actor.actor,
+    command.expiresAt ? h.codec.time(command.expiresAt) : null,
+    at,
+    actor.actor,
+    actor.role,
+    h.codec.json(details),
+    actor.sourceIp ?? null,
+    at,
+  ];
+  if (notify) parameters.push(COMMANDS_CHANNEL, `${origin}|${command.deviceId}`);
+  const p = (i: number) => parameters[i];
   try {
-    const device = await tx.db
-      .selectFrom('edge_devices')
-      .select('device_id')
-      .where('device_id', '=', command.deviceId)
-      .forShare()
-      .executeTakeFirst();
-    if (!device) return undefined;
-    const row = await tx.db
-      .insertInto('device_commands')
-      .values({
-        command_id: command.commandId,
-        device_id: command.deviceId,
-        command_type: command.commandType,
-        payload: tx.codec.json(command.payload),
-        status: 'PENDING',
-        max_retries: command.maxRetries,
-        command_version: command.commandVersion ?? null,
-        created_by: actor.actor,
-        expires_at: command.expiresAt ? tx.codec.time(command.expiresAt) : null,
-        created_at: tx.codec.time(now),
-      })
-      .returning(COMMAND_COLUMNS)
-      .executeTakeFirstOrThrow();
-    await appendCommandAudit(
-      tx,
-      actor,
-      [
-        {
-          event: 'COMMAND_CREATED',
-          deviceId: command.deviceId,
-          commandId: command.commandId,
-          details: {
-            command_type: command.commandType,
-            max_retries: command.maxRetries,
-            expires_at: command.expiresAt?.toISOString() ?? null,
-            ...(command.commandVersion ? { command_version: command.commandVersion } : {}),
-          },
-        },
-      ],
-      now,
+    const { rows } = await executeCached(
+      h,
+      `insertCommand:${notify ? 'notify' : 'quiet'}`,
+      parameters,
+      () => ({
+        compile: () =>
+          sql<CommandRow>`
+            WITH device AS (
+              SELECT device_id FROM edge_devices WHERE device_id = ${p(0)} FOR SHARE
+            ),
+            created AS (
+              INSERT INTO device_commands (command_id, device_id, command_type, payload, status,
+                max_retries, command_version, created_by, expires_at, created_at)
+              SELECT ${p(1)}::uuid, device.device_id, ${p(2)}, ${p(3)}::jsonb, 'PENDING', ${p(4)}::int,
+                ${p(5)}, ${p(6)}, ${p(7)}::timestamptz, ${p(8)}::timestamptz
+              FROM device
+              RETURNING ${sql.join(COMMAND_COLUMNS.map((c) => sql.ref(c)))}
+            ),
+            audit AS (
+              INSERT INTO command_audit_log (event_type, actor, actor_role, device_id, command_id,
+                details, source_ip, created_at)
+              SELECT 'COMMAND_CREATED', ${p(9)}, ${p(10)}, created.device_id, created.command_id,
+                ${p(11)}::jsonb, ${p(12)}, ${p(13)}::timestamptz
+              FROM created
+            )${
+              notify
+                ? sql`,
+            notified AS (
+              SELECT pg_notify(${p(14)}, current_schema() || '|' || ${p(15)}) FROM created
+            )
+            SELECT created.*, (SELECT count(*) FROM notified) AS notified FROM created`
+                : sql`
+            SELECT created.* FROM created`
+            }`.compile(h.db),
+      }),
     );
-    await notifyCommands(tx, [command.deviceId], origin);
-    return rowToCommand(tx.codec, row);
+    return rows[0] ? rowToCommand(h.codec, rows[0]) : undefined;
   } catch (error) {
     throw translateDriverError(error, `create command for device ${command.deviceId}`);
   }
