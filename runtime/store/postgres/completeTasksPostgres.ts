@@ -104,9 +104,10 @@ export async function completeTasksPostgres(
   );
   const gone = settles.filter((s) => s.heartbeat === 'delete').map((s) => s.update.id);
   const c = h.codec;
+  const taskIds = completions.map((x) => x.taskId);
   const parameters: unknown[] = [
     c.json(outcomes),
-    completions.map((x) => x.taskId),
+    taskIds,
     workerId,
     c.time(now),
     c.time(now),
@@ -120,12 +121,13 @@ export async function completeTasksPostgres(
         h,
         next,
         sql`(SELECT count(*) FROM held WHERE id NOT IN (SELECT id FROM done))::int`,
-        completions.map((x) => x.taskId),
+        taskIds,
       )
     : undefined;
   if (claim) parameters.push(...claim.parameters);
   const p = (i: number) => parameters[i];
-  const key = next ? `completeTasks:claim:${next.regions?.length ?? 'all'}` : 'completeTasks';
+  // regions travel as one array parameter: one text with or without them
+  const key = next ? 'completeTasks:claim' : 'completeTasks';
   type Row = { id: string | null; held: boolean | null; recorded: boolean | null; task: unknown };
   const compile = () =>
     sql<Row>`
