@@ -181,6 +181,22 @@ export function syncEntry(event: SafSyncEvent): AgentLogEntry {
         event: event.type,
         msg: `SAF upload failed (${event.code}${event.status !== undefined ? `, HTTP ${event.status}` : ''}): ${event.message}`,
       };
+    case 'edge.sync.summaries':
+      return {
+        level: event.rejected.length > 0 ? 'warn' : 'debug',
+        event: event.type,
+        msg: `workflow summaries uploaded: ${event.synced} held by the cloud, ${event.rejected.length} rejected${
+          event.rejected.length > 0
+            ? ` (${event.rejected.map((r) => `${r.workflowId} ${r.code}`).join(', ')})`
+            : ''
+        }`,
+      };
+    case 'edge.sync.summaries_unsupported':
+      return {
+        level: 'info',
+        event: event.type,
+        msg: `the cloud does not take workflow summaries (HTTP ${event.status}); they stay on the device`,
+      };
     case 'edge.sync.done':
       return {
         level: 'debug',

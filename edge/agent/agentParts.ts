@@ -175,6 +175,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       backoff: { baseMs: 1_000, maxMs: maxBackoffMs },
       timers,
       random,
+      secrets: [options.deviceSecret],
       onEvent: (event) => log(syncEntry(event)),
     });
     const metrics = createMetricsReporter({

@@ -21,6 +21,11 @@ export const SYNC_STATE_KEYS = {
    * also after the records that carried it are deleted (edge/saf/nextSafSequence.ts).
    */
   safLastSequence: 'saf_last_sequence',
+  /**
+   * The last workflow_audit_log id whose ended workflow the cloud has answered for: an
+   * integer. Written by sync after each summary upload (edge/sync/listEndedWorkflows.ts).
+   */
+  summariesAfter: 'workflow_summaries_after',
 } as const;
 
 /** Prefix of the per-command records of the command channel (`command:<command_id>`). */

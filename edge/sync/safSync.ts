@@ -10,6 +10,13 @@
  * between the cloud's commit and the device's just means the same records are sent again
  * and then marked — nothing is lost and nothing is stored twice.
  *
+ * After the queue, each round uploads summaries of the workflows that ended on the device
+ * since the last upload (listEndedWorkflows.ts; `POST /api/v1/devices/{id}/workflow-summaries`)
+ * so operators see in the cloud what the terminal ran, online or not. Its cursor moves only
+ * past summaries the cloud answered for; a rejected summary is reported (event
+ * `edge.sync.summaries`) and not sent again; a cloud without the endpoint (404) is skipped
+ * until the next round without failing the round.
+ *
  * Scheduling: `start()` syncs at once, then sweeps every `intervalMs`; `notifyPending()`
  * syncs soon after a record is queued; a failed round backs off exponentially with jitter
  * (edge/timers/backoff.ts, Retry-After honoured) and `notifyPending()` does not cut a
@@ -25,12 +32,20 @@
  */
 import { MAX_SAF_BATCH, SaffronError, toError, type Store } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
+import { uploadTransactions } from '../cloud/uploadTransactions.js';
 import { countPendingTransactions } from '../metrics/countPendingTransactions.js';
-import { recordLastSync } from '../state/syncState.js';
+import { uploadWorkflowSummaries } from '../cloud/uploadWorkflowSummaries.js';
+import {
+  readSyncState,
+  recordLastSync,
+  SYNC_STATE_KEYS,
+  writeSyncState,
+} from '../state/syncState.js';
 import { backoffDelay, type BackoffPolicy } from '../timers/backoff.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { SafSyncError } from './errors.js';
 import { markUploadFailed } from './markUploadFailed.js';
+import { listEndedWorkflows } from './listEndedWorkflows.js';
 import { markUploadOutcome } from './markUploadOutcome.js';
 import { pendingBatches, type BatchSource } from './pendingBatches.js';
 import { resendBatches, type SafResendReport } from './resendBatches.js';
@@ -56,6 +71,8 @@ export interface SafSyncResult {
   duplicates: number;
   /** PENDING records left. */
   remaining: number;
+  /** Workflow summaries the round uploaded, when it uploaded any. */
+  summaries?: { synced: number; rejected: number };
   /** Why the round stopped before the queue was empty, when it did. */
   error?: { code: string; message: string; retryable: boolean };
 }
@@ -92,6 +109,12 @@ export type SafSyncEvent =
       /** The HTTP status, when the cloud answered. */
       status?: number;
     }
+  | {
+      type: 'edge.sync.summaries';
+      synced: number;
+      rejected: { workflowId: string; code: string }[];
+    }
+  | { type: 'edge.sync.summaries_unsupported'; status: number }
   | { type: 'edge.sync.done'; result: SafSyncResult };
 
 /** What the uploader needs. */
@@ -114,6 +137,10 @@ export interface SafSyncOptions {
   requestTimeoutMs?: number;
   /** Time of `synced_at` and of the last sync (default the wall clock). */
   now?: () => Date;
+  /** Upload summaries of ended workflows after the queue (default true). */
+  summaries?: boolean;
+  /** Strings taken out of uploaded workflow summaries (the device secret). */
+  secrets?: readonly string[];
 }
 
 /** The uploader of one device. */
@@ -130,6 +157,12 @@ export interface SafSync {
   notifyOnline(): void;
   /** A record was queued: sync soon (unless backing off). */
   notifyPending(): void;
+}
+
+/** Where the summary upload stands: the last audit row answered for (0 before the first). */
+async function readSummaryCursor(store: Store): Promise<number> {
+  const entry = await readSyncState(store, SYNC_STATE_KEYS.summariesAfter);
+  return typeof entry?.value === 'number' && Number.isSafeInteger(entry.value) ? entry.value : 0;
 }
 
 const infoOf = (error: unknown) => {
@@ -153,6 +186,8 @@ export function createSafSync(options: SafSyncOptions): SafSync {
   const intervalMs = options.intervalMs ?? 60_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const now = options.now ?? (() => new Date());
+  const withSummaries = options.summaries ?? true;
+  const secrets = options.secrets ?? [];
   const emit = (event: SafSyncEvent) => {
     try {
       options.onEvent?.(event);
@@ -171,28 +206,48 @@ export function createSafSync(options: SafSyncOptions): SafSync {
   let follower: Promise<SafSyncResult> | undefined;
   const controllers = new Set<AbortController>();
 
-  /** One upload of the next batch of `source`; false when there was none, throws on failure. */
-  const uploadOne = async (result: SafSyncResult, source: BatchSource): Promise<boolean> => {
-    const batch = await source.next();
-    if (batch.length === 0) return false;
-    const ids = batch.map((r) => r.workflowId);
+  /** Run one request with the round's timeout; aborted by `stop()`. */
+  const guarded = async <T>(request: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const controller = new AbortController();
     controllers.add(controller);
     const timeout = timers.setTimeout(() => controller.abort(), requestTimeoutMs);
-    result.uploaded += batch.length;
-    let answer;
     try {
-      answer = await uploadBatch(client, batch, controller.signal);
+      return await request(controller.signal);
     } catch (error) {
       if (stopping)
         throw new SafSyncError('SAF_SYNC_STOPPED', 'the uploader was stopped during an upload', {
           cause: error,
         });
-      await markUploadFailed(store, ids, error instanceof SaffronError ? error.code : 'INTERNAL');
       throw error;
     } finally {
       timers.clearTimeout(timeout);
       controllers.delete(controller);
+    }
+  };
+
+  /** One upload of the next batch of `source`; false when there was none, throws on failure. */
+  const uploadOne = async (result: SafSyncResult, source: BatchSource): Promise<boolean> => {
+    const batch = await source.next();
+    if (batch.length === 0) return false;
+    const ids = batch.map((r) => r.workflowId);
+    result.uploaded += batch.length;
+    let answer;
+    try {
+      answer = await guarded((signal) =>
+        uploadBatch(
+          () =>
+            uploadTransactions(
+              client,
+              batch.map((r) => r.record),
+              { signal },
+            ),
+          ids,
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof SafSyncError && error.code === 'SAF_SYNC_STOPPED'))
+        await markUploadFailed(store, ids, error instanceof SaffronError ? error.code : 'INTERNAL');
+      throw error;
     }
     const at = now();
     await store.transaction(async (tx) => {
@@ -223,6 +278,47 @@ export function createSafSync(options: SafSyncOptions): SafSync {
     return true;
   };
 
+  /**
+   * Upload the summaries of the next workflows that ended; false when there were none or
+   * the cloud does not take summaries, throws on failure.
+   */
+  const uploadSummaries = async (result: SafSyncResult): Promise<boolean> => {
+    const after = await readSummaryCursor(store);
+    const page = await listEndedWorkflows(store, after, batchSize, secrets);
+    if (page.lastAuditId === after) return false;
+    if (page.summaries.length > 0) {
+      const ids = page.summaries.map((s) => s.workflow_id);
+      let answer;
+      try {
+        answer = await guarded((signal) =>
+          uploadBatch(() => uploadWorkflowSummaries(client, page.summaries, { signal }), ids),
+        );
+      } catch (error) {
+        const status = error instanceof SafSyncError ? error.details.status : undefined;
+        if (status !== 404 && status !== 405) throw error;
+        emit({ type: 'edge.sync.summaries_unsupported', status });
+        return false;
+      }
+      const answered = answer.synced.length + answer.rejected.length;
+      result.summaries ??= { synced: 0, rejected: 0 };
+      result.summaries.synced += answer.synced.length;
+      result.summaries.rejected += answer.rejected.length;
+      emit({
+        type: 'edge.sync.summaries',
+        synced: answer.synced.length,
+        rejected: answer.rejected,
+      });
+      if (answered < ids.length)
+        throw new SafSyncError(
+          'SAF_UPLOAD_NO_PROGRESS',
+          `the cloud answered for ${answered} of ${ids.length} workflow summaries`,
+          { retryable: true },
+        );
+    }
+    await writeSyncState(store, SYNC_STATE_KEYS.summariesAfter, page.lastAuditId, now());
+    return true;
+  };
+
   const runOnce = async (source: BatchSource): Promise<SafSyncResult> => {
     const result: SafSyncResult = {
       uploaded: 0,
@@ -234,6 +330,9 @@ export function createSafSync(options: SafSyncOptions): SafSync {
     try {
       while (await uploadOne(result, source)) {
         // next batch
+      }
+      while (withSummaries && (await uploadSummaries(result))) {
+        // next page
       }
     } catch (error) {
       const info = infoOf(error);

@@ -1,15 +1,13 @@
 /**
- * One upload: send a batch of queued records and read the cloud's answer into outcomes by
- * workflow id (gateway/routes/transactions.ts: `{synced_ids, duplicates, rejected:
- * [{id, index, code, message}], sequence_gaps?}`). Only ids that were sent are believed:
- * a record is marked synced because the cloud named it, never because it was sent.
- * Anything short of a batch answer throws a {@link SafSyncError} saying why.
+ * One upload: send a batch (queued transaction records, or workflow summaries) and read the
+ * cloud's answer into outcomes by workflow id (gateway/routes/uploadItems.ts:
+ * `{synced_ids, duplicates, rejected: [{id, index, code, message}], sequence_gaps?}`). Only
+ * ids that were sent are believed: an item is marked synced because the cloud named it,
+ * never because it was sent. Anything short of a batch answer throws a
+ * {@link SafSyncError} saying why.
  */
 import { z } from 'zod';
-import type { CloudClient } from '../cloud/cloudClient.js';
-import { uploadTransactions } from '../cloud/uploadTransactions.js';
 import { SafSyncError } from './errors.js';
-import type { PendingRecord } from './listPendingRecords.js';
 
 const responseSchema = z.looseObject({
   synced_ids: z.array(z.string()),
@@ -42,20 +40,18 @@ const retryAfterMs = (header: string | null): number | undefined => {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 };
 
-/** Upload `batch` and read the answer; throws a {@link SafSyncError}. */
+/**
+ * Send a batch with `send` — the items whose workflow ids are `ids`, in that order — and
+ * read the answer; throws a {@link SafSyncError}.
+ */
 export async function uploadBatch(
-  client: CloudClient,
-  batch: readonly PendingRecord[],
-  signal: AbortSignal,
+  send: () => Promise<Response>,
+  ids: readonly string[],
 ): Promise<BatchAnswer> {
   let response: Response;
   let text: string;
   try {
-    response = await uploadTransactions(
-      client,
-      batch.map((r) => r.record),
-      { signal },
-    );
+    response = await send();
     text = await response.text();
   } catch (cause) {
     throw new SafSyncError('SAF_UPLOAD_FAILED', 'the cloud could not be reached', {
@@ -96,13 +92,13 @@ export async function uploadBatch(
       },
     );
   }
-  const sent = new Set(batch.map((r) => r.workflowId));
+  const sent = new Set(ids);
   const synced = parsed.synced_ids.filter((id) => sent.has(id));
   const syncedSet = new Set(synced);
   const rejected: BatchAnswer['rejected'] = [];
   for (const r of parsed.rejected) {
     // the index is authoritative (the id is withheld when it may hold card data)
-    const byIndex = r.index !== undefined ? batch[r.index]?.workflowId : undefined;
+    const byIndex = r.index !== undefined ? ids[r.index] : undefined;
     const workflowId = byIndex ?? (r.id && sent.has(r.id) ? r.id : undefined);
     if (workflowId === undefined || syncedSet.has(workflowId)) continue;
     if (r.id && byIndex !== undefined && r.id !== byIndex) continue; // inconsistent: keep it pending

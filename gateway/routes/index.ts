@@ -10,6 +10,7 @@ import { registerDeviceRoutes } from './devices.js';
 import { registerPolicyRoutes } from './policies.js';
 import { registerRegistrationKeyRoutes } from './registrationKeys.js';
 import { registerTransactionRoutes } from './transactions.js';
+import { registerWorkflowSummaryRoutes } from './workflowSummaries.js';
 import { commandRoutes } from './commands.js';
 import { registerWasmComponentRoutes } from './wasmComponents.js';
 import { registerDashboard } from '../dashboard/registerDashboard.js';
@@ -27,6 +28,7 @@ export const ALL_ROUTES: readonly RouteModule[] = [
   registerPolicyRoutes,
   registerAssignmentRoutes,
   registerTransactionRoutes,
+  registerWorkflowSummaryRoutes,
   registerWasmComponentRoutes,
   commandRoutes(),
   registerDashboard,

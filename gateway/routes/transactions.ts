@@ -30,8 +30,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { applyDeviceEvent, devEvents } from '../../actors/index.js';
 import {
-  canonicalJson,
-  findClearPan,
   insertSafTransactions,
   MAX_SAF_BATCH,
   MAX_SAF_RECORD_BYTES,
@@ -43,6 +41,16 @@ import {
 import { deviceSecrets } from '../auth/deviceSecrets.js';
 import type { GatewayContext } from '../context.js';
 import { route } from '../route.js';
+import {
+  answerUpload,
+  checkItem,
+  firstOfEachId,
+  rejectItem,
+  uploadResponse,
+  type CheckedItem,
+  type ItemRules,
+  type UploadRejection,
+} from './uploadItems.js';
 
 /** Largest upload: a full batch of the largest records, with room for the envelope. */
 export const SAF_BATCH_BODY_LIMIT = MAX_SAF_BATCH * (MAX_SAF_RECORD_BYTES + 1024) + 64 * 1024;
@@ -57,35 +65,23 @@ const batchBody = z.preprocess(
   }),
 );
 
-const rejection = z.object({
-  id: z.string().nullable(),
-  index: z.number().int(),
-  code: z.string(),
-  message: z.string(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
-type Rejection = z.output<typeof rejection>;
-
-const batchResponse = z.object({
-  synced_ids: z.array(z.string()),
-  duplicates: z.array(z.string()),
-  rejected: z.array(rejection),
+const batchResponse = uploadResponse.extend({
   sequence_gaps: z.array(z.object({ from: z.number().int(), to: z.number().int() })).optional(),
 });
 
-const pathOf = (path: readonly PropertyKey[]) =>
-  path.reduce<string>(
-    (out, key) => (typeof key === 'number' ? `${out}[${key}]` : `${out}.${String(key)}`),
-    '$',
-  );
+/** The record without its signature: what is signed, and what is stored. */
+const unsignedOf = ({ signature: _signature, ...unsigned }: Record<string, unknown>) => unsigned;
 
-/** A record that passed the per-record checks. */
-interface Verified {
-  index: number;
-  record: SafRecord;
-  unsigned: Record<string, unknown>;
-  content: string;
-}
+const recordRules: ItemRules<SafRecord> = {
+  schema: safRecordSchema,
+  noun: 'record',
+  invalidCode: 'INVALID_RECORD',
+  tooLargeCode: 'RECORD_TOO_LARGE',
+  maxBytes: MAX_SAF_RECORD_BYTES,
+  cardAdvice: 'send cards as token, last4 and encrypted_payload',
+  // the signing text (signature.ts recordSigningText) is the record without its signature
+  measured: (raw) => unsignedOf(raw),
+};
 
 /** Check one record; a rejection or the verified record. */
 function verify(
@@ -93,50 +89,24 @@ function verify(
   index: number,
   deviceId: string,
   secrets: readonly string[],
-): Rejection | Verified {
-  const idOf = (value: unknown) => {
-    const id = (value as { workflow_id?: unknown } | null)?.workflow_id;
-    return typeof id === 'string' && id.length <= 200 ? id : null;
-  };
-  const reject = (code: string, message: string, extra: Partial<Rejection> = {}): Rejection => ({
-    id: idOf(raw),
-    index,
-    code,
-    message,
-    ...extra,
-  });
-  const pan = findClearPan(raw);
-  if (pan)
-    return {
-      // not even the id: it could be where the number is
-      id: pan.path === '$.workflow_id' ? null : idOf(raw),
+): UploadRejection | CheckedItem<SafRecord> {
+  const checked = checkItem(recordRules, raw, index);
+  if (!('item' in checked)) return checked;
+  if (checked.item.device_id !== deviceId)
+    return rejectItem(
+      raw,
       index,
-      code: 'CARD_DATA_IN_CLEAR',
-      message: `the record contains what looks like a card number in clear (${pan.inKey ? 'in a key of' : 'at'} ${pan.path}); send cards as token, last4 and encrypted_payload`,
-    };
-  const parsed = safRecordSchema.safeParse(raw);
-  if (!parsed.success) {
-    const errors = parsed.error.issues
-      .slice(0, 20)
-      .map((issue) => ({ path: pathOf(issue.path), message: issue.message }));
-    return reject('INVALID_RECORD', errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
-      errors,
-    });
-  }
-  const record = parsed.data;
-  const { signature, ...unsigned } = raw as Record<string, unknown>;
-  // the signing text (signature.ts recordSigningText), computed once for the size check and the signature
-  const content = canonicalJson(unsigned);
-  if (Buffer.byteLength(content) > MAX_SAF_RECORD_BYTES)
-    return reject(
-      'RECORD_TOO_LARGE',
-      `a record is at most ${MAX_SAF_RECORD_BYTES} bytes of canonical JSON`,
+      'DEVICE_MISMATCH',
+      'the record names another device than the one uploading it',
     );
-  if (record.device_id !== deviceId)
-    return reject('DEVICE_MISMATCH', 'the record names another device than the one uploading it');
-  if (!verifySigningText(secrets, content, signature))
-    return reject('INVALID_SIGNATURE', 'the record signature does not verify with the device key');
-  return { index, record, unsigned, content };
+  if (!verifySigningText(secrets, checked.content, checked.item.signature))
+    return rejectItem(
+      raw,
+      index,
+      'INVALID_SIGNATURE',
+      'the record signature does not verify with the device key',
+    );
+  return checked;
 }
 
 /** Register the SAF intake route. */
@@ -157,40 +127,27 @@ export function registerTransactionRoutes(ctx: GatewayContext): void {
       // users were refused by the route (no roles); this is a device
       const deviceId = principal.kind === 'device' ? principal.deviceId : '';
       const secrets = await deviceSecrets(ctx.store, ctx.keys, deviceId, ctx.now());
-      const rejected: Rejection[] = [];
-      const accepted: Verified[] = [];
-      const byId = new Map<string, Verified>();
-      const bySequence = new Map<number, Verified>();
+      const rejected: UploadRejection[] = [];
+      const verified: CheckedItem<SafRecord>[] = [];
       for (const [index, raw] of body.records.entries()) {
         const checked = verify(raw, index, deviceId, secrets);
-        if (!('record' in checked)) {
-          rejected.push(checked);
-          continue;
-        }
-        const { workflow_id: id, device_sequence: sequence } = checked.record;
-        const sameId = byId.get(id);
-        if (sameId) {
-          // an exact repeat is the same record; other content under the same id is not
-          if (sameId.content !== checked.content)
-            rejected.push({
-              id,
-              index,
-              code: 'IDEMPOTENCY_CONFLICT',
-              message: `workflow_id appears earlier in this batch (index ${sameId.index}) with other content`,
-            });
-          continue;
-        }
+        if ('item' in checked) verified.push(checked);
+        else rejected.push(checked);
+      }
+      const accepted: CheckedItem<SafRecord>[] = [];
+      const bySequence = new Map<number, CheckedItem<SafRecord>>();
+      for (const checked of firstOfEachId(verified, rejected)) {
+        const { workflow_id: id, device_sequence: sequence } = checked.item;
         const sameSequence = bySequence.get(sequence);
         if (sameSequence) {
           rejected.push({
             id,
-            index,
+            index: checked.index,
             code: 'SEQUENCE_CONFLICT',
             message: `device_sequence ${sequence} is used earlier in this batch (index ${sameSequence.index})`,
           });
           continue;
         }
-        byId.set(id, checked);
         bySequence.set(sequence, checked);
         accepted.push(checked);
       }
@@ -200,7 +157,7 @@ export function registerTransactionRoutes(ctx: GatewayContext): void {
         const result = await insertSafTransactions(
           ctx.store,
           deviceId,
-          accepted.map(({ record, unsigned }): NewSafTransaction => ({
+          accepted.map(({ item: record, raw }): NewSafTransaction => ({
             transactionId: randomUUID(),
             workflowId: record.workflow_id,
             deviceSequence: record.device_sequence,
@@ -211,34 +168,14 @@ export function registerTransactionRoutes(ctx: GatewayContext): void {
             cardToken: record.card?.token ?? null,
             cardLast4: record.card?.last4 ?? null,
             encryptedPayload: record.card?.encrypted_payload ?? null,
-            record: unsigned,
+            record: unsignedOf(raw),
             signature: record.signature,
             offlineCreatedAt: new Date(record.created_at),
           })),
           ctx.now(),
         );
-        const synced: string[] = [];
-        const duplicates: string[] = [];
-        for (const { record, index } of accepted) {
-          const outcome = result.outcomes.get(record.workflow_id);
-          if (!outcome) continue;
-          if (outcome.kind === 'rejected')
-            rejected.push({
-              id: record.workflow_id,
-              index,
-              code: outcome.code,
-              message: outcome.message,
-            });
-          else {
-            synced.push(record.workflow_id);
-            if (outcome.kind === 'duplicate') duplicates.push(record.workflow_id);
-          }
-        }
-        rejected.sort((a, b) => a.index - b.index);
         return {
-          synced_ids: synced,
-          duplicates,
-          rejected,
+          ...answerUpload(accepted, result.outcomes, rejected),
           ...(result.gaps.length > 0 ? { sequence_gaps: result.gaps } : {}),
         };
       } finally {

@@ -9,6 +9,7 @@ import { auditEventJson, workflowJson } from '../../actors/index.js';
 import {
   DefinitionError,
   definitionHash,
+  EDGE_SUMMARY_SOURCE,
   listWorkflowDefinitions,
   loadDefinition,
   saveWorkflowDefinition,
@@ -60,6 +61,17 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   if (!id || !z.uuid().safeParse(id).success || Number.isNaN(createdAt.getTime()))
     throw new Problem(400, 'INVALID_CURSOR', 'the cursor is not one this API returned');
   return { createdAt, id };
+}
+
+/** 409 for a workflow that ran on a device: the cloud holds its summary, it does not run it. */
+async function refuseEdgeSummary(ctx: GatewayContext, id: string): Promise<void> {
+  const { metadata } = await ctx.runtime.get(id);
+  if (metadata.source === EDGE_SUMMARY_SOURCE)
+    throw new Problem(
+      409,
+      'EDGE_WORKFLOW',
+      `workflow ${id} ran on device ${String(metadata.device_id)}; the cloud keeps its summary only, retry it on the device`,
+    );
 }
 
 /** Register every persisted definition with the runtime (latest registration wins). */
@@ -256,13 +268,15 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
         .optional(),
       response: workflowResponse,
     },
-    async ({ params, body }) =>
-      workflowJson(
+    async ({ params, body }) => {
+      await refuseEdgeSummary(ctx, params.id);
+      return workflowJson(
         await ctx.runtime.retry(params.id, {
           ...(body?.from_step ? { fromStep: body.from_step } : {}),
           ...(body?.input ? { input: body.input } : {}),
         }),
-      ),
+      );
+    },
   );
 
   route(

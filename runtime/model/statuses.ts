@@ -49,6 +49,8 @@ export const TERMINAL_WORKFLOW_STATUSES = [
   'FAILED_ROLLED_BACK',
   'CANCELLED',
 ] as const satisfies readonly WorkflowStatus[];
+/** Runtime check for a terminal status. */
+export const isTerminalWorkflowStatus = guard(TERMINAL_WORKFLOW_STATUSES);
 
 /** Task status (spec: Task status). */
 export const TASK_STATUSES = ['PENDING', 'CLAIMED', 'COMPLETED', 'FAILED'] as const;

@@ -1,6 +1,7 @@
 /**
  * Store-and-forward records, shared by the edge (which signs them) and the cloud (which
- * verifies and stores them): the record schema, its signature, and the clear-PAN check.
+ * verifies and stores them): the record schema, its signature, and the clear-PAN check;
+ * and the summary of every workflow that ended on a device (summary.ts).
  */
 export {
   MAX_SAF_BATCH,
@@ -16,3 +17,9 @@ export {
   verifyTransactionRecord,
 } from './signature.js';
 export { containsClearPan, findClearPan, luhnValid, type ClearPanHit } from './clearPan.js';
+export {
+  MAX_SUMMARY_BATCH,
+  MAX_SUMMARY_BYTES,
+  workflowSummarySchema,
+  type WorkflowSummary,
+} from './summary.js';

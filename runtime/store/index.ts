@@ -152,6 +152,11 @@ export {
   type SafInsertOutcome,
 } from './saf/insertSafTransactions.js';
 export { findSequenceGaps, type SequenceGap } from './saf/findSequenceGaps.js';
+export {
+  EDGE_SUMMARY_SOURCE,
+  storeEdgeSummaries,
+  type SummaryOutcome,
+} from './workflows/storeEdgeSummaries.js';
 export { lockDeviceStatus, type LockedDeviceStatus } from './deviceStatus/lockDeviceStatus.js';
 export { saveDeviceStatus, type DeviceStatusChange } from './deviceStatus/saveDeviceStatus.js';
 export { touchDevices } from './deviceStatus/touchDevices.js';

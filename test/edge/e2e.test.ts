@@ -453,6 +453,25 @@ describe.runIf(databaseUrl)('edge agent end to end (cloud + agent processes)', (
           .get() as { n: number },
     );
     expect(synced.n).toBe(completedOffline.size);
+
+    // and operators see every workflow the terminal ended, online or offline, once each
+    const ended = new Set([...completedOffline, ...completedOnline]);
+    const summaries = await waitFor(async () => {
+      const held = await cloudStore.db
+        .selectFrom('workflow_executions')
+        .select(['id', 'status', 'state', 'metadata'])
+        .where('owner_id', '=', DEVICE)
+        .execute();
+      return [...ended].every((id) => held.some((w) => w.id === id)) ? held : undefined;
+    });
+    for (const row of summaries.filter((w) => ended.has(w.id))) {
+      expect(row.status).toBe('COMPLETED');
+      expect(cloudStore.codec.parseJson(row.metadata)).toMatchObject({
+        source: 'edge',
+        device_id: DEVICE,
+      });
+      expect(cloudStore.codec.parseJson(row.state)).not.toHaveProperty('card');
+    }
   }, 120_000);
 
   it('refuses a configuration with a broken signature and keeps the old one in force', async () => {

@@ -138,6 +138,7 @@ describe('SAF sync', () => {
       timers: manualTimers(),
       onEvent: log.push,
       now: () => now,
+      summaries: false, // the queue's mechanics; summaries have their own tests below
       ...options,
     });
     return { sync, log };
@@ -741,6 +742,100 @@ steps:
       expect(net.uploads.slice(2)).toEqual([[4, 5]]);
       expect(resent).toMatchObject({ uploaded: 2, synced: 2, duplicates: 0, remaining: 0 });
       expect(after).toMatchObject({ uploaded: 0, remaining: 0 });
+    });
+  });
+
+  describe('workflow summaries', () => {
+    /** The cloud's rows for this device: id → status and state. */
+    const cloudWorkflows = async () => {
+      const rows = await gw.handle.store.db
+        .selectFrom('workflow_executions')
+        .select(['id', 'status', 'state', 'owner_id', 'metadata'])
+        .where('owner_id', '=', deviceId)
+        .execute();
+      const codec = gw.handle.store.codec;
+      return new Map(
+        rows.map((r) => [
+          r.id,
+          {
+            status: r.status,
+            state: codec.parseJson(r.state) as JsonObject,
+            source: (codec.parseJson(r.metadata) as JsonObject).source,
+          },
+        ]),
+      );
+    };
+
+    it('uploads one summary per ended workflow, failed ones too, without card data or the secret', async () => {
+      const paid = await completeOffline(3);
+      const local = createRuntime({ store: edge.store, stepsRoot: ENGINE_STEPS });
+      const failing = await definition(`
+workflow_type: flaky
+automate_next: true
+steps:
+  - { name: boom, type: STANDARD, function: steps.always_fail }
+`);
+      const waiting = await definition(`
+workflow_type: ask
+steps:
+  - { name: ask, type: STANDARD, function: steps.ask_human }
+`);
+      const failed = await local.start(failing, { note: `key ${secret} here` });
+      const open = await local.start(waiting, {});
+      await local.close();
+      expect(failed.status).toBe('FAILED');
+      expect(open.status).not.toBe('COMPLETED');
+
+      const { sync, log } = syncWith({ summaries: true, batchSize: 2, secrets: [secret] });
+      const result = await sync.syncNow();
+      expect(result).toMatchObject({ synced: 3, summaries: { synced: 4, rejected: 0 } });
+      expect(result.error).toBeUndefined();
+      expect(log.all('edge.sync.summaries').map((e) => e.synced)).toEqual([2, 2]);
+
+      const held = await cloudWorkflows();
+      expect([...held.keys()].sort()).toEqual([...paid, failed.id].sort());
+      for (const id of paid) {
+        expect(held.get(id)).toMatchObject({ status: 'COMPLETED', source: 'edge' });
+        expect(held.get(id)?.state).not.toHaveProperty('card');
+      }
+      expect(held.get(failed.id)?.status).toBe('FAILED');
+      expect(JSON.stringify(held.get(failed.id)?.state)).not.toContain(secret);
+      expect(held.get(failed.id)?.state.note).toBe('key [REDACTED] here');
+
+      // each once: the next round has nothing to send
+      const again = await sync.syncNow();
+      expect(again.summaries).toBeUndefined();
+      expect(log.all('edge.sync.summaries')).toHaveLength(2);
+    });
+
+    it('keeps its place when an upload fails, and skips a cloud without the endpoint', async () => {
+      const ids = await completeOffline(2);
+      let mode: 'cut' | '404' | 'ok' = 'cut';
+      const faulty: typeof fetch = (input, init) => {
+        const url = input instanceof Request ? input.url : input.toString();
+        if (url.includes('/workflow-summaries') && mode !== 'ok')
+          return mode === 'cut'
+            ? Promise.reject(new TypeError('fetch failed'))
+            : Promise.resolve(new Response('{}', { status: 404 }));
+        return fetch(input, init);
+      };
+      const { sync, log } = syncWith({ summaries: true, client: client(faulty) });
+      const cut = await sync.syncNow();
+      expect(cut).toMatchObject({ synced: 2, error: { code: 'SAF_UPLOAD_FAILED' } });
+      expect((await cloudWorkflows()).size).toBe(0);
+
+      mode = '404';
+      const skipped = await sync.syncNow();
+      expect(skipped.error).toBeUndefined();
+      expect(skipped.summaries).toBeUndefined();
+      expect(log.all('edge.sync.summaries_unsupported')).toEqual([
+        { type: 'edge.sync.summaries_unsupported', status: 404 },
+      ]);
+
+      mode = 'ok';
+      const sent = await sync.syncNow();
+      expect(sent.summaries).toEqual({ synced: 2, rejected: 0 });
+      expect([...(await cloudWorkflows()).keys()].sort()).toEqual([...ids].sort());
     });
   });
 });
