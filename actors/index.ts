@@ -39,6 +39,7 @@ export {
   type StartManyOptions,
   type StartOptions,
 } from './runtime/createRuntime.js';
+export type { StepDurability } from './runtime/commitQueue.js';
 export {
   createWorkflowRegistry,
   type WorkflowRegistry,

@@ -31,6 +31,7 @@ import {
   type StepLog,
   type Store,
   type StoreHandle,
+  type TransactionOptions,
   type WorkflowMetric,
   type WorkflowRowUpdate,
 } from '../../runtime/index.js';
@@ -71,6 +72,14 @@ export const isStepOnly = (p: CommitPlan) =>
   !p.settleTimers.length &&
   !p.compensations.length &&
   !p.outbox.length;
+
+/**
+ * A plan that continues a running workflow and writes only its own rows: not its creation,
+ * not its end or a wait, nothing another process, a timer or the embedder's outbox acts on.
+ * Such commits may be flushed with the next one (commitQueue.ts, durability `boundaries`).
+ */
+export const isIntermediateStep = (p: CommitPlan) =>
+  !p.created && p.row.status === 'ACTIVE' && isStepOnly(p);
 
 /** The store's step commit of a {@link isStepOnly} plan. */
 export function toStepCommit(p: CommitPlan): StepCommit {
@@ -124,8 +133,9 @@ export function commitPlans(
   store: Store,
   plans: readonly CommitPlan[],
   now: Date,
+  options: TransactionOptions = {},
 ): Promise<number[]> {
-  return store.transaction((tx) => writePlans(tx, plans, now));
+  return store.transaction((tx) => writePlans(tx, plans, now), options);
 }
 
 /** Write `plans` inside the caller's transaction `tx`. */
@@ -187,9 +197,10 @@ export async function commitBatch(
   store: Store,
   plans: readonly CommitPlan[],
   now: Date,
+  options: TransactionOptions = {},
 ): Promise<(number | Error)[]> {
   if (plans.every(isStepOnly)) {
-    const done = await commitSteps(store, plans.map(toStepCommit), now);
+    const done = await commitSteps(store, plans.map(toStepCommit), now, options);
     return plans.map((p) =>
       done.has(p.workflowId)
         ? p.created
@@ -200,11 +211,16 @@ export async function commitBatch(
           }),
     );
   }
-  return commitPlans(store, plans, now);
+  return commitPlans(store, plans, now, options);
 }
 
 /** Write one plan in its own transaction and return the workflow's new version. */
-export async function commitPlan(store: Store, plan: CommitPlan, now: Date): Promise<number> {
-  const [version] = await commitPlans(store, [plan], now);
+export async function commitPlan(
+  store: Store,
+  plan: CommitPlan,
+  now: Date,
+  options: TransactionOptions = {},
+): Promise<number> {
+  const [version] = await commitPlans(store, [plan], now, options);
   return version!;
 }

@@ -7,10 +7,22 @@
  *
  * If a batch fails (a version conflict, a constraint), it is rolled back and its plans are
  * committed one by one, so only the plan at fault fails and everyone else's commit stands.
+ *
+ * Durability `boundaries` (the edge agent's): a batch of nothing but intermediate steps of
+ * running workflows ({@link isIntermediateStep}) commits with a deferred flush — durable
+ * against a crash of the process at once, against a power cut with the next durable commit
+ * — while a workflow's creation, its end, a wait, and every commit with an outbox, tasks,
+ * timers or children flush before they are acknowledged. A power cut can then take a running
+ * workflow back to its last flushed commit, and the steps since run again (step execution
+ * is at-least-once with stable idempotency keys either way); nothing the world has seen —
+ * an answer, a record, a task — is lost. `every-step` (default) flushes every commit.
  */
 import type { Store } from '../../runtime/index.js';
 import { createBatchQueue } from './batchQueue.js';
-import { type CommitPlan, commitBatch, commitPlan } from './commit.js';
+import { type CommitPlan, commitBatch, commitPlan, isIntermediateStep } from './commit.js';
+
+/** When step commits are flushed to disk (see the module comment). */
+export type StepDurability = 'every-step' | 'boundaries';
 
 /** A group-commit queue. */
 export interface CommitQueue {
@@ -32,14 +44,20 @@ export function createCommitQueue(
   store: Store,
   maxBatch = store.dialect === 'sqlite' ? 64 : 8,
   maxInFlight = store.dialect === 'sqlite' ? 1 : 4,
+  durability: StepDurability = 'every-step',
 ): CommitQueue {
   const writeBatch = async (batch: Pending[]) => {
     const now = batch.at(-1)!.now;
+    const flush =
+      durability === 'boundaries' && batch.every((p) => isIntermediateStep(p.plan))
+        ? 'deferred'
+        : 'durable';
     try {
       const outcomes = await commitBatch(
         store,
         batch.map((p) => p.plan),
         now,
+        { flush },
       );
       batch.forEach((p, i) => {
         const outcome = outcomes[i]!;
@@ -51,7 +69,8 @@ export function createCommitQueue(
         batch[0]!.reject(error);
         return;
       }
-      for (const p of batch) await commitPlan(store, p.plan, p.now).then(p.resolve, p.reject);
+      for (const p of batch)
+        await commitPlan(store, p.plan, p.now, { flush }).then(p.resolve, p.reject);
     }
   };
 

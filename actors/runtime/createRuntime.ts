@@ -40,7 +40,7 @@ import {
 } from '../../runtime/index.js';
 import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
-import { createCommitQueue } from './commitQueue.js';
+import { createCommitQueue, type StepDurability } from './commitQueue.js';
 import { restoreLive, type Internals, type SettledHook } from './internals.js';
 import { describeStatechart, type Statechart } from '../workflow/statechart.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
@@ -102,6 +102,15 @@ export interface RuntimeOptions {
    * in parallel; one large batch would serialize every workflow behind one statement.
    */
   maxCommitBatch?: number;
+  /**
+   * When step commits reach the disk: `every-step` (default) flushes each before it is
+   * acknowledged; `boundaries` flushes a workflow's creation, its end, its waits and every
+   * commit with side rows (SAF record, tasks, timers, children) and lets the intermediate
+   * steps of a running workflow ride on the next flush — a power cut may then repeat them,
+   * a crash of the process never loses them (commitQueue.ts). SQLite only; the edge agent's
+   * choice, where each flush is a disk sync the customer waits for.
+   */
+  stepDurability?: StepDurability;
   /**
    * Run ASYNC and PARALLEL tasks in this process as soon as they are dispatched (default
    * true). Set false when separate workers (`saffron worker`, {@link Runtime.work}) run them.
@@ -236,7 +245,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
     lastBeat: new Map(),
     driving: new Set(),
-    commits: createCommitQueue(options.store, options.maxCommitBatch),
+    commits: createCommitQueue(
+      options.store,
+      options.maxCommitBatch,
+      undefined,
+      options.stepDurability,
+    ),
     driveChildren: options.driveChildren ?? true,
     runTasks: options.runTasks ?? true,
     taskDrain: { running: false, again: false },

@@ -37,6 +37,7 @@ interface EdgeRunOptions {
   workflows?: string[];
   steps?: string;
   executor?: 'inline' | 'threads';
+  stepDurability?: 'every-step' | 'boundaries';
   cloudPublicKeyFile?: string;
   cardKeyFile?: string;
   maxBackoffSeconds?: string;
@@ -148,6 +149,7 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
     stepsRoot,
     workflowDirs,
     executor: options.executor ?? 'inline',
+    stepDurability: options.stepDurability ?? 'boundaries',
     ...(cloudPublicKeyPem !== undefined ? { cloudPublicKeyPem } : {}),
     secrets: envSecrets(io.env),
     ...(maxBackoff !== undefined ? { maxBackoffMs: maxBackoff * 1000 } : {}),
@@ -214,6 +216,12 @@ export function registerEdgeCommands(program: Command, io: CliIo): void {
         'inline',
         'threads',
       ]),
+    )
+    .addOption(
+      new Option(
+        '--step-durability <when>',
+        'when step commits reach the disk: every-step, or boundaries (default: start, end with its SAF record, waits; a power cut may repeat the steps in between)',
+      ).choices(['every-step', 'boundaries']),
     )
     .option(
       '--cloud-public-key-file <file>',

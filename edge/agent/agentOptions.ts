@@ -3,6 +3,7 @@
  * its workflows and step functions live, and the knobs of its background work. Everything
  * the agent reaches outside itself (fetch, clock, timers, randomness) can be injected.
  */
+import type { StepDurability } from '../../actors/index.js';
 import type { SecretProvider, WasmLimits } from '../../runtime/index.js';
 import type { EdgeTimers } from '../timers/timers.js';
 import type { RestartRequest } from './agentHandlers.js';
@@ -25,6 +26,12 @@ export interface EdgeAgentOptions {
   workflowDirs?: readonly string[];
   /** Where step functions run (default inline). */
   executor?: 'inline' | 'threads';
+  /**
+   * When step commits reach the disk (default `boundaries`: a workflow's start, its end with
+   * its SAF record, and its waits are flushed before anyone is answered; the steps in between
+   * ride on the next flush — see the engine's `stepDurability`). `every-step` flushes each.
+   */
+  stepDurability?: StepDurability;
   /**
    * Limits of the WASM sandbox; `threads` shares one thread pool between the agents of one
    * process (a simulator or test hosting many terminals), instead of two threads per agent.

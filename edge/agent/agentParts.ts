@@ -164,6 +164,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       wasmSource: wasm.source({ fetchOnMiss: true }),
       ...(options.wasm ? { wasm: options.wasm } : {}),
       onSettled: recorder.onSettled,
+      stepDurability: options.stepDurability ?? 'boundaries',
       onBackgroundError: (error, id) =>
         ctx.fail('edge.workflow.failed', `background drive of workflow ${id} failed`, error),
     });

@@ -14,7 +14,7 @@ export {
 } from './errors.js';
 export { openStore, type OpenStoreOptions } from './openStore.js';
 export type { PostgresStoreOptions } from './postgres/openPostgresStore.js';
-export type { Store, StoreDriver, StoreHandle } from './store.js';
+export type { Store, StoreDriver, StoreHandle, TransactionOptions } from './store.js';
 export {
   describeStoreTarget,
   parseStoreTarget,

@@ -27,14 +27,38 @@ export type StoreDriver =
   | { dialect: 'pglite'; pglite: PGlite }
   | { dialect: 'sqlite'; database: BetterSqlite3.Database };
 
+/** How a transaction's commit reaches the disk. */
+export interface TransactionOptions {
+  /**
+   * `durable` (default): the commit survives a power cut once it returns. `deferred`: it
+   * survives a crash of the process at once, and a power cut from the next durable commit
+   * of the same store on, which flushes it too (SQLite: the transaction commits with
+   * `synchronous=NORMAL`, and WAL frames reach the disk in order, so the next `FULL`
+   * commit's flush covers it). For work that may be lost with the power as long as what
+   * follows it is not: a running workflow's intermediate steps (DESIGN §3.8). PostgreSQL
+   * and PGlite ignore it: their durability is the server's.
+   */
+  flush?: 'durable' | 'deferred';
+}
+
 /** An open store. */
 export interface Store extends StoreHandle {
   readonly target: StoreTarget;
   readonly driver: StoreDriver;
   /** Run `fn` in one database transaction; it commits when `fn` resolves. */
-  transaction<T>(fn: (tx: StoreHandle) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: StoreHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Close connections. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * Run a transaction on one connection with a flush setting of its own: `enter` before BEGIN
+ * and `leave` after COMMIT or ROLLBACK (SQLite refuses to change `synchronous` inside a
+ * transaction), with the connection held throughout so nothing else runs in between.
+ */
+export interface DeferredFlush {
+  enter: CompiledQuery;
+  leave: CompiledQuery;
 }
 
 /** Build the common parts of a store around a Kysely instance. */
@@ -44,6 +68,7 @@ export function makeStore(
   db: Kysely<Database>,
   codec: Codec,
   onClose: () => Promise<void>,
+  deferredFlush?: DeferredFlush,
 ): Store {
   let closed: Promise<void> | undefined;
   const dialect = driver.dialect;
@@ -55,8 +80,19 @@ export function makeStore(
     db,
     codec,
     statements,
-    transaction: (fn) =>
-      db.transaction().execute((tx) => fn({ dialect, db: tx, codec, statements })),
+    transaction: (fn, options) =>
+      deferredFlush && options?.flush === 'deferred'
+        ? db.connection().execute(async (conn) => {
+            await conn.executeQuery(deferredFlush.enter);
+            try {
+              return await conn
+                .transaction()
+                .execute((tx) => fn({ dialect, db: tx, codec, statements }));
+            } finally {
+              await conn.executeQuery(deferredFlush.leave);
+            }
+          })
+        : db.transaction().execute((tx) => fn({ dialect, db: tx, codec, statements })),
     close: () => (closed ??= db.destroy().then(onClose)),
   };
 }

@@ -1,22 +1,24 @@
 /**
  * A child process for crash tests: runs a workflow and kills itself with SIGKILL at a named
  * fault point of a named step — a real process death in the middle of the commit path.
- *   node --import tsx test/support/crashWorker.ts LOCATION WORKFLOW_ID POINT STEP
+ *   node --import tsx test/support/crashWorker.ts LOCATION WORKFLOW_ID POINT STEP [DURABILITY]
  */
-import { createRuntime } from '../../actors/index.js';
+import { createRuntime, type StepDurability } from '../../actors/index.js';
 import { openStore, type FaultPoint } from '../../runtime/index.js';
 import { ENGINE_STEPS } from './engine.js';
 
-const [location, workflowId, point, step] = process.argv.slice(2) as [
+const [location, workflowId, point, step, durability] = process.argv.slice(2) as [
   string,
   string,
   FaultPoint,
   string,
+  StepDurability | undefined,
 ];
 const store = await openStore(location);
 const runtime = createRuntime({
   store,
   stepsRoot: ENGINE_STEPS,
+  ...(durability ? { stepDurability: durability } : {}),
   faults: (at, where) => {
     if (at === point && where.stepName === step) process.kill(process.pid, 'SIGKILL');
   },

@@ -5,7 +5,7 @@
  */
 import { translateDriverError } from '../errors.js';
 import { commitStepsPostgres } from '../postgres/commitStepsPostgres.js';
-import type { Store } from '../store.js';
+import type { Store, TransactionOptions } from '../store.js';
 import type { StepCommit } from './stepCommit.js';
 import { insertWorkflows } from './insertWorkflows.js';
 import { updateWorkflows } from './updateWorkflows.js';
@@ -16,6 +16,7 @@ export async function commitSteps(
   store: Store,
   commits: readonly StepCommit[],
   now = new Date(),
+  options: TransactionOptions = {},
 ): Promise<Set<string>> {
   if (commits.length === 0) return new Set();
   if (store.dialect !== 'sqlite') {
@@ -39,5 +40,5 @@ export async function commitSteps(
       commits.filter((x) => done.has(x.update.id)),
     );
     return done;
-  });
+  }, options);
 }
