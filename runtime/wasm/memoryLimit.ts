@@ -14,9 +14,11 @@
  * then sections `id:u8 size:u32leb payload`; the memory section (id 5) is a vector of limits
  * `flags:u8 min:u32leb [max:u32leb]` with flag bit 0 = has max, bit 1 = shared, bit 2 =
  * 64-bit, bit 3 = custom page size. Imported memories cannot occur: the sandbox provides
- * none, so such a module fails to link.
+ * none, so such a module fails to link. (The worker may then move the capped memory into an
+ * import of its own: hostMemory.ts.)
  */
 import { WasmError } from './errors.js';
+import { malformed, readU32, writeU32 } from './leb128.js';
 
 /** Bytes in one WebAssembly page. */
 export const WASM_PAGE_BYTES = 65_536;
@@ -36,34 +38,6 @@ export function hasWasmHeader(bytes: Uint8Array): boolean {
     bytes[6] === 0 &&
     bytes[7] === 0
   );
-}
-
-function malformed(what: string): WasmError {
-  return new WasmError('WASM_INVALID_MODULE', `not a valid WebAssembly module: ${what}`);
-}
-
-/** Read an unsigned LEB128 u32 at `offset`; returns the value and the offset after it. */
-function readU32(bytes: Uint8Array, offset: number): [number, number] {
-  let value = 0;
-  for (let i = 0; i < 5; i++) {
-    const byte = bytes[offset + i];
-    if (byte === undefined) throw malformed('truncated integer');
-    value += (byte & 0x7f) * 2 ** (7 * i);
-    if ((byte & 0x80) === 0) {
-      if (value > 0xffff_ffff) throw malformed('integer too large');
-      return [value, offset + i + 1];
-    }
-  }
-  throw malformed('integer too long');
-}
-
-function writeU32(value: number, out: number[]): void {
-  let rest = value;
-  do {
-    const byte = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-    out.push(rest === 0 ? byte : byte | 0x80);
-  } while (rest !== 0);
 }
 
 /** A memory the module defines, as declared. */

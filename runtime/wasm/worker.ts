@@ -11,7 +11,9 @@
  *
  * Each call gets a fresh instance (fresh linear memory, fresh WASI state), so nothing leaks
  * from one execution to the next; only the compiled `WebAssembly.Module` is reused, keyed by
- * hash. The hash is verified on every call before the cache is consulted, so a tampered
+ * hash — and the memory's allocation: a module's memory is provided by the thread
+ * (hostMemory.ts) and handed to the next call zero-filled at its initial size, as a fresh one
+ * would be. The hash is verified on every call before the cache is consulted, so a tampered
  * binary never runs even when a good copy was compiled earlier.
  *
  * Imports stay narrow (no barrels) because every thread loads them at start-up.
@@ -23,7 +25,8 @@ import type { WASI as WasiClass } from 'node:wasi';
 import { WasmError, type WasmErrorCode } from './errors.js';
 import { GuestExit, GuestIo, GuestOutputLimit, guestImports } from './guestIo.js';
 import { hashMatches, sha256Hex } from './hash.js';
-import { capMemory } from './memoryLimit.js';
+import { HOST_MEMORY_IMPORT, hostMemory, type HostedMemory } from './hostMemory.js';
+import { capMemory, WASM_PAGE_BYTES } from './memoryLimit.js';
 
 /** One guest execution sent to a thread. Only structured-cloneable data. */
 export interface WasmTask {
@@ -69,10 +72,13 @@ interface WasmExports {
 interface WasmInstance {
   readonly exports: WasmExports;
 }
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => WasmInstance;
-  Memory: new (descriptor: { initial: number }) => { readonly buffer: ArrayBuffer };
+  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
   CompileError: new () => Error;
   LinkError: new () => Error;
   RuntimeError: new () => Error;
@@ -152,27 +158,60 @@ const imports = {
   },
 };
 
+/** A compiled module, and the memories it can have again when it imports its memory. */
+interface Compiled {
+  module: object;
+  memory?: HostedMemory;
+  /** Memories of finished calls, at the initial size (hostMemory.ts). */
+  spare: WasmMemory[];
+}
+
 const MAX_CACHED_MODULES = 64;
-const modules = new Map<string, object>();
+/** Memories larger than this (bytes) are not kept for the next call: zero-filling would cost more. */
+const MAX_SPARE_MEMORY_BYTES = 16 * 2 ** 20;
+const modules = new Map<string, Compiled>();
 let compiles = 0;
 
 const STDERR_SHOWN = 4096;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
-function compile(task: WasmTask): { module: object; compiled: boolean } {
+function compile(task: WasmTask): { entry: Compiled; compiled: boolean } {
   const key = `${task.hash}:${task.maxMemoryPages}`;
   const cached = modules.get(key);
   if (cached) {
     modules.delete(key); // re-insert: the map's order is least recently used first
     modules.set(key, cached);
-    return { module: cached, compiled: false };
+    return { entry: cached, compiled: false };
   }
-  const module = new wasm.Module(capMemory(task.bytes, task.maxMemoryPages));
+  const hosted = hostMemory(capMemory(task.bytes, task.maxMemoryPages));
+  const entry: Compiled = {
+    module: new wasm.Module(hosted.bytes),
+    ...(hosted.memory ? { memory: hosted.memory } : {}),
+    spare: [],
+  };
   compiles++;
   if (modules.size >= MAX_CACHED_MODULES) modules.delete(modules.keys().next().value!);
-  modules.set(key, module);
-  return { module, compiled: true };
+  modules.set(key, entry);
+  return { entry, compiled: true };
+}
+
+/** The memory a fresh instance of `entry` would get: a spare one zero-filled, else a new one. */
+function memoryFor(entry: Compiled, hosted: HostedMemory): WasmMemory {
+  const spare = entry.spare.pop();
+  if (spare) {
+    new Uint8Array(spare.buffer).fill(0);
+    return spare;
+  }
+  return new wasm.Memory({ initial: hosted.initialPages, maximum: hosted.maximumPages });
+}
+
+/** Keep `memory` for the next call when the guest left it at its initial size. */
+function release(entry: Compiled, memory: WasmMemory | undefined): void {
+  if (!memory || !entry.memory || entry.spare.length > 0) return;
+  const bytes = entry.memory.initialPages * WASM_PAGE_BYTES;
+  if (memory.buffer.byteLength === bytes && bytes <= MAX_SPARE_MEMORY_BYTES)
+    entry.spare.push(memory);
 }
 
 /** What went wrong, on its way to becoming an outcome (never leaves this thread). */
@@ -192,14 +231,22 @@ function describe(error: unknown): string {
 }
 
 /** Run the guest; returns its exit code. Throws a Failure for what is not an exit. */
-function execute(module: object, task: WasmTask, io: GuestIo): number {
+function execute(entry: Compiled, task: WasmTask, io: GuestIo): number {
   const wasi = newWasi();
   currentIo = io;
   currentWasi = functionsOf(wasi);
+  let memory: WasmMemory | undefined;
   try {
     let instance: WasmInstance;
     try {
-      instance = new wasm.Instance(module, imports);
+      const hosted = entry.memory;
+      if (hosted) memory = memoryFor(entry, hosted);
+      instance = new wasm.Instance(
+        entry.module,
+        memory
+          ? { ...imports, [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.field]: memory } }
+          : imports,
+      );
     } catch (error) {
       // A missing import module is a TypeError, a missing or mistyped import a LinkError.
       if (error instanceof wasm.LinkError || error instanceof TypeError)
@@ -251,6 +298,7 @@ function execute(module: object, task: WasmTask, io: GuestIo): number {
   } finally {
     currentIo = undefined;
     currentWasi = undefined;
+    release(entry, memory);
   }
 }
 
@@ -308,14 +356,14 @@ export default function runWasmTask(task: WasmTask): WasmTaskOutcome {
         { actual_hash: actual },
       );
     }
-    let module: object;
+    let entry: Compiled;
     try {
-      ({ module, compiled } = compile(task));
+      ({ entry, compiled } = compile(task));
     } catch (error) {
       if (error instanceof WasmError) throw new Failure(error.code, error.message, error.details);
       throw new Failure('WASM_INVALID_MODULE', `cannot compile the module: ${describe(error)}`);
     }
-    const exitCode = execute(module, task, io);
+    const exitCode = execute(entry, task, io);
     if (exitCode !== 0)
       throw new Failure('WASM_EXIT_NONZERO', `exit code ${exitCode}`, { exit_code: exitCode });
     return { kind: 'output', value: parseOutput(io.stdout()), stderr: stderr(), thread: thread() };

@@ -180,6 +180,21 @@ export const WAT_GUESTS = {
      ${say(1, lit.put('}'))}`,
     { memory: 1 },
   ),
+  /**
+   * Reports what an earlier call could have left in its memory — `{"word": <u32 at 8192>,
+   * "last": <the last byte>, "pages": <memory.size>}` — then leaves marks there and wipes its
+   * own string literals: a fresh memory reads 0, 0, 2 every time, and prints intact literals.
+   */
+  residue: command(
+    (lit) => `${say(1, lit.put('{"word":'))} ${sayNumber(1, '(i32.load (i32.const 8192))')}
+     ${say(1, lit.put(',"last":'))}
+     ${sayNumber(1, '(i32.load8_u (i32.sub (i32.mul (memory.size) (i32.const 65536)) (i32.const 1)))')}
+     ${say(1, lit.put(',"pages":'))} ${sayNumber(1, '(memory.size)')}
+     ${say(1, lit.put('}'))}
+     (i32.store (i32.const 8192) (i32.const 12345))
+     (i32.store8 (i32.sub (i32.mul (memory.size) (i32.const 65536)) (i32.const 1)) (i32.const 7))
+     (memory.fill (i32.const 256) (i32.const 0) (i32.const 64))`,
+  ),
   /** Declares 100 pages (6.25 MiB) of initial memory. */
   bigMemory: command(() => `(nop)`, { memory: 100 }),
   /** Writes 64 KiB blocks forever (a stdout flood). */

@@ -1,9 +1,11 @@
 /**
  * The memory cap rewrites the limits of the memories a module defines before it is compiled:
  * a missing or larger maximum becomes the cap, an initial size above it is refused, and
- * everything else in the binary is left byte for byte.
+ * everything else in the binary is left byte for byte. The worker then moves a module's one
+ * memory into an import of its own (hostMemory), limits unchanged, so it can hand it out again.
  */
 import { describe, expect, it } from 'vitest';
+import { HOST_MEMORY_IMPORT, hostMemory } from '../../runtime/wasm/hostMemory.js';
 import { capMemory, WasmError } from '../../runtime/wasm/index.js';
 import { compileWat } from '../support/wasmGuests.js';
 
@@ -89,5 +91,71 @@ describe('capMemory', () => {
     expect(capped.length - bytes.length).toBeGreaterThan(0);
     expect(capped.length - bytes.length).toBeLessThanOrEqual(6);
     expect(Buffer.from(capped).includes(Buffer.from('payload'))).toBe(true);
+  });
+});
+
+describe('hostMemory', () => {
+  interface Descriptor {
+    module: string;
+    name: string;
+    kind: string;
+  }
+  const described = (bytes: Uint8Array) => {
+    const compiled = new api.Module(bytes);
+    const reflect = (
+      globalThis as unknown as {
+        WebAssembly: {
+          Module: { imports(m: object): Descriptor[]; exports(m: object): Descriptor[] };
+        };
+      }
+    ).WebAssembly.Module;
+    return { imports: reflect.imports(compiled), exports: reflect.exports(compiled) };
+  };
+
+  it('moves the one defined memory into an import with the same limits', async () => {
+    const { bytes } = await compileWat(`(module
+      (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+      (memory (export "memory") 3 9)
+      (data (i32.const 16) "hi")
+      (func (export "f") (result i32) (i32.load8_u (i32.const 16))))`);
+    const hosted = hostMemory(bytes);
+    expect(hosted.memory).toEqual({ initialPages: 3, maximumPages: 9 });
+    const { imports, exports } = described(hosted.bytes);
+    expect(imports).toEqual([
+      { module: 'wasi_snapshot_preview1', name: 'proc_exit', kind: 'function' },
+      { module: HOST_MEMORY_IMPORT.module, name: HOST_MEMORY_IMPORT.field, kind: 'memory' },
+    ]);
+    expect(exports.map((e) => [e.name, e.kind])).toEqual([
+      ['memory', 'memory'],
+      ['f', 'function'],
+    ]);
+  });
+
+  it('adds an import section where there was none, and the guest runs on the given memory', async () => {
+    const { bytes } = await compileWat(`(module
+      (memory (export "memory") 1 4)
+      (data (i32.const 16) "\\2a")
+      (func (export "f") (result i32) (i32.load8_u (i32.const 16))))`);
+    const hosted = hostMemory(bytes);
+    expect(described(hosted.bytes).imports).toEqual([
+      { module: 'saffron', name: 'memory', kind: 'memory' },
+    ]);
+    const memory = new (
+      globalThis as unknown as {
+        WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => object };
+      }
+    ).WebAssembly.Memory({ initial: 1, maximum: 4 });
+    const instance = new api.Instance(new api.Module(hosted.bytes), {
+      saffron: { memory },
+    }) as unknown as { exports: { f(): number; memory: object } };
+    expect(instance.exports.f()).toBe(42);
+    expect(instance.exports.memory).toBe(memory);
+  });
+
+  it('leaves modules without a memory, or without a maximum, as they are', async () => {
+    const none = (await compileWat(`(module (func (export "f") (nop)))`)).bytes;
+    expect(hostMemory(none)).toEqual({ bytes: none });
+    const unbounded = (await module('1')).bytes; // capMemory gives every memory a maximum first
+    expect(hostMemory(unbounded).bytes).toBe(unbounded);
   });
 });

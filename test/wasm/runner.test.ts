@@ -224,6 +224,19 @@ describe('WASM runner', () => {
     expect(again.thread).toMatchObject({ compiled: false, compiles: 2 });
   });
 
+  it('gives every call a memory as fresh as a new instance’s, also when the thread reuses it', async () => {
+    const single = newRunner({ maxThreads: 1, memoryLimitMb: 4 });
+    const residue = () =>
+      output(single.run({ hash: guests.residue.hash, input: {}, timeoutMs: 5000 }));
+    for (let i = 0; i < 3; i++)
+      await expect(residue()).resolves.toEqual({ word: 0, last: 0, pages: 2 });
+    // a guest that grew its memory to the cap, then the first again: still a fresh memory
+    await expect(
+      output(single.run({ hash: guests.grow.hash, input: {}, timeoutMs: 5000 })),
+    ).resolves.toEqual({ pages: 64, grow_failed: 1 });
+    await expect(residue()).resolves.toEqual({ word: 0, last: 0, pages: 2 });
+  });
+
   it('verifies the SHA-256 on every call, also after the module was compiled', async () => {
     const store = new Map<string, Uint8Array>([[guests.echo.hash, guests.echo.bytes]]);
     const single = createWasmRunner({ source: mapWasmSource(store), maxThreads: 1 });
