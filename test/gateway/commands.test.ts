@@ -231,6 +231,30 @@ for (const dialect of CLOUD_DIALECTS) {
         'COMMAND_DELIVERED',
         'COMMAND_FAILED',
       ]);
+      // the ack's audit row: who, and the status it left, with the error of a failure
+      const ackRow = async (commandId: string) => {
+        const rows = await gw.handle.store.db
+          .selectFrom('command_audit_log')
+          .select(['event_type', 'actor', 'actor_role', 'device_id', 'details'])
+          .where('command_id', '=', commandId)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .execute();
+        const found = rows[0]!;
+        return { ...found, details: gw.handle.store.codec.parseJson(found.details) };
+      };
+      expect(await ackRow(reboot!.command_id)).toEqual({
+        event_type: 'COMMAND_EXECUTED',
+        actor: 'pos-1',
+        actor_role: 'device',
+        device_id: 'pos-1',
+        details: { previous_status: 'DELIVERED', retry_count: 0 },
+      });
+      expect((await ackRow(wasm!.command_id)).details).toEqual({
+        previous_status: 'DELIVERED',
+        retry_count: 0,
+        error: 'hash mismatch',
+      });
     });
 
     it('records an ack holding a card number with that part withheld, so the command settles', async () => {
