@@ -1,10 +1,12 @@
 /**
  * The gate of `POST /api/v1/devices/{id}/commands`: version, payload schema and policies
- * (commandGate.ts); a command that needs approval is held (heldCommands.ts) instead of
- * created. Runs in the transaction that creates the command, so a policy cannot change
- * between the check and the write.
+ * (commandGate.ts); a command that needs approval is held (heldCommands.ts, in a transaction
+ * of its own) instead of created. The reads are plain reads, not part of the command's
+ * creation (itself one statement): a policy enabled while a command is being sent judges
+ * the commands read after its commit — as it would inside a READ COMMITTED transaction,
+ * which does not lock the policies it reads either.
  */
-import type { ApprovalRecord, CommandActor, StoreHandle } from '../../runtime/index.js';
+import type { ApprovalRecord, CommandActor, Store } from '../../runtime/index.js';
 import type { CreateCommand } from '../link/commandTypes.js';
 import { Problem } from '../problem.js';
 import { gateCommands } from './commandGate.js';
@@ -15,16 +17,16 @@ import { requesterOf } from './roles.js';
 export type DeviceCommandGate =
   { held: ApprovalRecord } | { held?: undefined; commandVersion: string | null };
 
-/** Gate `command` for device `deviceId` by `actor`, inside the caller's transaction. */
+/** Gate `command` for device `deviceId` by `actor`. */
 export async function gateDeviceCommand(
-  tx: StoreHandle,
+  store: Store,
   deviceId: string,
   command: CreateCommand,
   actor: CommandActor,
   now: Date,
 ): Promise<DeviceCommandGate> {
   const outcome = await gateCommands(
-    tx,
+    store,
     { commands: [command], deviceIds: [deviceId], pathOf: () => '$' },
     requesterOf(actor),
     now,
@@ -33,11 +35,14 @@ export async function gateDeviceCommand(
   if (!outcome.approval) return { commandVersion: resolved.version };
   const device = outcome.devices.get(deviceId);
   if (!device) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device ${deviceId}`);
-  const held = await holdCommand(
-    tx,
-    { deviceId, deviceType: device.deviceType, command, resolved, terms: outcome.approval },
-    actor,
-    now,
+  const terms = outcome.approval;
+  const held = await store.transaction((tx) =>
+    holdCommand(
+      tx,
+      { deviceId, deviceType: device.deviceType, command, resolved, terms },
+      actor,
+      now,
+    ),
   );
   return { held };
 }

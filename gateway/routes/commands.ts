@@ -89,36 +89,31 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         const now = ctx.now();
         const actor = auditActor(principal, request);
         // versions, payload schema and authorization policies (governance/), then the
-        // command — or its approval, when a policy holds it — in one transaction
-        const created = await ctx.store.transaction(async (tx) => {
-          const gate = await gateDeviceCommand(tx, params.id, body, actor, now);
-          if (gate.held) return { held: gate.held, command: undefined };
-          const command = await insertCommandWith(
-            tx,
-            {
-              commandId: randomUUID(),
-              deviceId: params.id,
-              commandType: body.command_type,
-              payload: body.payload,
-              maxRetries: body.max_retries,
-              expiresAt:
-                body.expires_in_seconds !== undefined
-                  ? new Date(now.getTime() + body.expires_in_seconds * 1000)
-                  : null,
-              commandVersion: gate.commandVersion,
-            },
-            actor,
-            hub.nodeId,
-            now,
-          );
-          return { held: undefined, command };
-        });
-        if (created.held)
+        // command in one statement — or its approval, when a policy holds it
+        const gate = await gateDeviceCommand(ctx.store, params.id, body, actor, now);
+        if (gate.held)
           return reply
             .code(202)
-            .header('location', `/api/v1/approvals/${created.held.approvalId}`)
-            .send(approvalJson(created.held));
-        const command = created.command;
+            .header('location', `/api/v1/approvals/${gate.held.approvalId}`)
+            .send(approvalJson(gate.held));
+        const command = await insertCommandWith(
+          ctx.store,
+          {
+            commandId: randomUUID(),
+            deviceId: params.id,
+            commandType: body.command_type,
+            payload: body.payload,
+            maxRetries: body.max_retries,
+            expiresAt:
+              body.expires_in_seconds !== undefined
+                ? new Date(now.getTime() + body.expires_in_seconds * 1000)
+                : null,
+            commandVersion: gate.commandVersion,
+          },
+          actor,
+          hub.nodeId,
+          now,
+        );
         if (!command) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device ${params.id}`);
         hub.wake(params.id);
         return commandJson(command);
