@@ -12,25 +12,27 @@
  *   record) and five ride on the next flush — while its cloud is unreachable. The POS is a
  *   child process (edge/posClient.ts) posting each payment to the local API over loopback
  *   HTTP, as a terminal's POS application does, so its CPU and garbage stay out of the agent.
- *   Latency one at a time (`offline_payment_p50_ms`, `offline_payment_p99_ms`; goal p99 ≤
- *   5 ms) and throughput with `--concurrency` POS clients (`payments_per_s`).
+ *   Latency one at a time after 200 warm-up payments, in steady state like a terminal that
+ *   has been taking payments (`offline_payment_p50_ms`, `offline_payment_p99_ms`; goal p99 ≤
+ *   5 ms; the first payments after a start, before the JIT has optimized the hot paths, take
+ *   about 1.5× as long) and throughput with `--concurrency` POS clients (`payments_per_s`).
  *   `ratios.payment_commits_vs_raw` is the commits per second the payments achieved over the
  *   raw durable commit rate.
  *   Where one payment's time goes (statement timers around better-sqlite3, 1,000 payments
  *   called in-process, this 2-core machine idle): p50 ≈ 2.4 ms of which SQLite ≈ 1.25 ms
  *   (the two flushed COMMITs ≈ 0.35 ms each — they write every WAL page the deferred ones
  *   left — the five deferred ≈ 0.03 ms each, the other statements ≈ 0.4 ms), the WASM fraud
- *   rules ≈ 0.3–0.5 ms (≈ 0.2 ms on the worker thread, the rest the hop to it), engine and
- *   steps the rest; loopback HTTP adds ≈ 0.7 ms. The p99 (≈ 8 ms) is made of slow instances
- *   of everything at once — WAL checkpoints inside a commit (2–8 ms, about one payment in
- *   70), the WASM hop (p99 ≈ 4.5 ms: the worker's collections, triggered by the fresh
- *   instance memory of every call), collections on the main thread — rather than one cause.
+ *   rules ≈ 0.3 ms (≈ 0.2 ms on the worker thread, the rest the hop to it), engine and steps
+ *   the rest; loopback HTTP adds ≈ 0.5 ms. The p99 (7–9 ms) is not one cause: the slowest
+ *   payments are slow in every part at once — a WAL checkpoint inside a commit (≈ 85 WAL
+ *   pages per payment, so one in every dozen payments checkpoints; 2–8 ms in about one
+ *   payment in 60), a collection on the main thread, the thread hop (p99 ≈ 1.2 ms).
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a
  *   fresh schema, dropped afterwards), from the first upload to the last acknowledgement
  *   committed on the device (`sync_records_per_s`).
  *
- *   npm run bench -- edge [--json] [--scale X] [--payments 300] [--concurrency 8] [--records 10000]
+ *   npm run bench -- edge [--json] [--scale X] [--payments 1000] [--concurrency 8] [--records 10000]
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -67,6 +69,8 @@ const POS_CLIENT = fileURLToPath(new URL('./edge/posClient.ts', import.meta.url)
 /** Commits of one offline approval of pos_payment, and how many of them flush (module comment). */
 const COMMITS_PER_PAYMENT = 7;
 const FLUSHES_PER_PAYMENT = 2;
+/** Payments before measuring (see the module comment). */
+const WARM_UP_PAYMENTS = 200;
 
 /** Raw durable commits per second on a fresh SQLite file in `dir`. */
 function rawCommitRate(dir: string, count: number): number {
@@ -134,7 +138,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     if (!(value > 0)) throw new Error(`bench edge: --${name} must be a positive number`);
     return Math.round(value);
   };
-  const payments = flag('payments', Math.max(30, 300 * options.scale));
+  const payments = flag('payments', Math.max(100, 1000 * options.scale));
   const concurrency = flag('concurrency', 8);
   const records = flag('records', Math.max(500, 10_000 * options.scale));
   const { progress } = options;
@@ -177,8 +181,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const url = await api.listen(0);
     pos = await startChild(POS_CLIENT, {});
     const run = { url, token };
-    // warm: module imports, WASM compile
-    await pos.call({ kind: 'latencies', ...run, from: 0, count: 10 });
+    // steady state, as on a terminal that has been taking payments: module imports, the WASM
+    // compile and the JIT's optimized code are done before anything is measured
+    await pos.call({ kind: 'latencies', ...run, from: 0, count: WARM_UP_PAYMENTS });
     progress(`${payments} offline payments one at a time…`);
     const latencies = await pos.call<number[]>({
       kind: 'latencies',
