@@ -162,6 +162,12 @@ export function metricsEntry(event: MetricsEvent): AgentLogEntry {
       };
 }
 
+/** "n rejected", with each one's workflow id and code. */
+const rejectedList = (rejected: readonly { workflowId: string; code: string }[]) =>
+  `${rejected.length} rejected${
+    rejected.length > 0 ? ` (${rejected.map((r) => `${r.workflowId} ${r.code}`).join(', ')})` : ''
+  }`;
+
 /** The entry for a SAF sync event (acks and failures are info; scheduling is debug). */
 export function syncEntry(event: SafSyncEvent): AgentLogEntry {
   switch (event.type) {
@@ -169,11 +175,7 @@ export function syncEntry(event: SafSyncEvent): AgentLogEntry {
       return {
         level: event.rejected.length > 0 ? 'warn' : 'info',
         event: event.type,
-        msg: `SAF upload of ${event.uploaded}: ${event.synced.length} synced (${event.duplicates.length} already held), ${event.rejected.length} rejected${
-          event.rejected.length > 0
-            ? ` (${event.rejected.map((r) => `${r.workflowId} ${r.code}`).join(', ')})`
-            : ''
-        }`,
+        msg: `SAF upload of ${event.uploaded}: ${event.synced.length} synced (${event.duplicates.length} already held), ${rejectedList(event.rejected)}`,
       };
     case 'edge.sync.failed':
       return {
@@ -185,11 +187,7 @@ export function syncEntry(event: SafSyncEvent): AgentLogEntry {
       return {
         level: event.rejected.length > 0 ? 'warn' : 'debug',
         event: event.type,
-        msg: `workflow summaries uploaded: ${event.synced} held by the cloud, ${event.rejected.length} rejected${
-          event.rejected.length > 0
-            ? ` (${event.rejected.map((r) => `${r.workflowId} ${r.code}`).join(', ')})`
-            : ''
-        }`,
+        msg: `workflow summaries uploaded: ${event.synced} held by the cloud, ${rejectedList(event.rejected)}`,
       };
     case 'edge.sync.summaries_unsupported':
       return {

@@ -19,7 +19,7 @@
  * limits as desc; it precedes every section with id 3 or more (custom sections, id 0, may sit
  * anywhere).
  */
-import { malformed, readU32, writeU32 } from './leb128.js';
+import { readSections, readU32, writeU32 } from './binary.js';
 
 /** The import that carries the host's memory. */
 export const HOST_MEMORY_IMPORT = { module: 'saffron', field: 'memory' } as const;
@@ -40,16 +40,7 @@ export function hostMemory(bytes: Uint8Array): {
   bytes: Uint8Array;
   memory?: HostedMemory;
 } {
-  const sections: { id: number; start: number; payload: Uint8Array }[] = [];
-  let at = 8;
-  while (at < bytes.length) {
-    const id = bytes[at]!;
-    const [size, payloadStart] = readU32(bytes, at + 1);
-    const end = payloadStart + size;
-    if (end > bytes.length) throw malformed('a section runs past the end of the file');
-    sections.push({ id, start: at, payload: bytes.subarray(payloadStart, end) });
-    at = end;
-  }
+  const sections = readSections(bytes);
   const memorySection = sections.find((s) => s.id === MEMORY_SECTION);
   if (!memorySection) return { bytes };
   const [count, limitsAt] = readU32(memorySection.payload, 0);
@@ -84,9 +75,8 @@ export function hostMemory(bytes: Uint8Array): {
 
   const parts: Uint8Array[] = [bytes.subarray(0, 8)];
   let placed = false;
-  sections.forEach((section, i) => {
-    const next = sections[i + 1];
-    const raw = bytes.subarray(section.start, next ? next.start : bytes.length);
+  sections.forEach((section) => {
+    const raw = bytes.subarray(section.start, section.end);
     if (!placed && !imports && section.id >= 3) {
       parts.push(Uint8Array.from(importSection));
       placed = true;

@@ -18,7 +18,7 @@
  * import of its own: hostMemory.ts.)
  */
 import { WasmError } from './errors.js';
-import { malformed, readU32, writeU32 } from './leb128.js';
+import { malformed, readSections, readU32, writeU32 } from './binary.js';
 
 /** Bytes in one WebAssembly page. */
 export const WASM_PAGE_BYTES = 65_536;
@@ -94,27 +94,19 @@ function capSection(
  */
 export function capMemory(bytes: Uint8Array, maxPages: number): Uint8Array {
   if (!hasWasmHeader(bytes)) throw malformed('missing the \\0asm header (version 1)');
-  let at = 8;
-  while (at < bytes.length) {
-    const id = bytes[at]!;
-    const [size, payloadStart] = readU32(bytes, at + 1);
-    const end = payloadStart + size;
-    if (end > bytes.length) throw malformed('a section runs past the end of the file');
-    if (id === MEMORY_SECTION) {
-      const original = bytes.subarray(payloadStart, end);
-      const { payload, memories } = capSection(original, maxPages);
-      const unchanged = memories.every((m) => m.maxPages !== undefined && m.maxPages <= maxPages);
-      if (unchanged) return bytes;
-      const header: number[] = [MEMORY_SECTION];
-      writeU32(payload.length, header);
-      const result = new Uint8Array(at + header.length + payload.length + (bytes.length - end));
-      result.set(bytes.subarray(0, at), 0);
-      result.set(header, at);
-      result.set(payload, at + header.length);
-      result.set(bytes.subarray(end), at + header.length + payload.length);
-      return result;
-    }
-    at = end;
+  for (const { id, start, end, payload: original } of readSections(bytes)) {
+    if (id !== MEMORY_SECTION) continue;
+    const { payload, memories } = capSection(original, maxPages);
+    const unchanged = memories.every((m) => m.maxPages !== undefined && m.maxPages <= maxPages);
+    if (unchanged) return bytes;
+    const header: number[] = [MEMORY_SECTION];
+    writeU32(payload.length, header);
+    const result = new Uint8Array(start + header.length + payload.length + (bytes.length - end));
+    result.set(bytes.subarray(0, start), 0);
+    result.set(header, start);
+    result.set(payload, start + header.length);
+    result.set(bytes.subarray(end), start + header.length + payload.length);
+    return result;
   }
   return bytes;
 }

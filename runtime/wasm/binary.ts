@@ -1,4 +1,4 @@
-/** Unsigned LEB128 integers of the WebAssembly binary format (core spec §5.2.2). */
+/** The WebAssembly binary format: unsigned LEB128 integers (core spec §5.2.2) and sections (§5.5.2). */
 import { WasmError } from './errors.js';
 
 /** A module that cannot be read. */
@@ -29,4 +29,27 @@ export function writeU32(value: number, out: number[]): void {
     rest = Math.floor(rest / 128);
     out.push(rest === 0 ? byte : byte | 0x80);
   } while (rest !== 0);
+}
+
+/** A section of a module: its id, where it starts (at its id byte) and ends, and its payload. */
+export interface Section {
+  id: number;
+  start: number;
+  end: number;
+  payload: Uint8Array;
+}
+
+/** The sections of `bytes` after the 8-byte header, in order. */
+export function readSections(bytes: Uint8Array): Section[] {
+  const sections: Section[] = [];
+  let at = 8;
+  while (at < bytes.length) {
+    const id = bytes[at]!;
+    const [size, payloadStart] = readU32(bytes, at + 1);
+    const end = payloadStart + size;
+    if (end > bytes.length) throw malformed('a section runs past the end of the file');
+    sections.push({ id, start: at, end, payload: bytes.subarray(payloadStart, end) });
+    at = end;
+  }
+  return sections;
 }
