@@ -7,12 +7,12 @@
  * writes the approval instead of what was asked for (heldCommands.ts for a command to one
  * device, heldFleetOperations.ts for a batch or a broadcast).
  *
- * Runs inside the caller's transaction, before anything is written. With no policy
- * configured it costs two indexed reads (versions, policies).
+ * Runs before anything is written (inside the caller's transaction, if it has one). With no
+ * policy configured it costs one round trip (versions and policies: readCommandRules).
  */
 import {
-  listAuthorizationPolicies,
   listPolicyDevices,
+  readCommandRules,
   type PolicyDevice,
   type StoreHandle,
 } from '../../runtime/index.js';
@@ -62,9 +62,9 @@ export async function gateCommands(
   requester: Requester,
   now: Date,
 ): Promise<GateOutcome> {
-  const resolved = await resolveCommandVersions(h, request.commands, request.pathOf);
   const types = [...new Set(request.commands.map((c) => canonicalCommandType(c.command_type)))];
-  const policies = await listAuthorizationPolicies(h, { enabledOnly: true, commandTypes: types });
+  const { versions, policies } = await readCommandRules(h, types);
+  const resolved = resolveCommandVersions(versions, request.commands, request.pathOf);
   const devices = new Map<string, PolicyDevice>();
   if (policies.length === 0) return { resolved, devices, approval: null };
   if (request.deviceIds !== 'any')

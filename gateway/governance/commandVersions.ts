@@ -12,12 +12,10 @@
  * refusing makes the move explicit and costs the caller one field.
  */
 import {
-  listCommandVersions,
   validateJson,
   type CommandVersionRecord,
   type JsonSchemaIssue,
   type RiskLevel,
-  type StoreHandle,
 } from '../../runtime/index.js';
 import { isRiskLevel } from './riskLevel.js';
 import { Problem } from '../problem.js';
@@ -51,18 +49,16 @@ export const currentVersion = (
     .at(-1);
 
 /**
- * Resolve and check every command (`pathOf(i)` is where command i sits in the request, for
- * error paths). Throws 422 UNKNOWN_COMMAND_VERSION or COMMAND_VERSION_DEPRECATED for the
+ * Resolve and check every command against `all`, the registered versions of their types
+ * (`pathOf(i)` is where command i sits in the request, for error paths). Throws 422 UNKNOWN_COMMAND_VERSION or COMMAND_VERSION_DEPRECATED for the
  * first command whose version cannot be used, and 422 COMMAND_PAYLOAD_INVALID listing every
  * failing path of every payload.
  */
-export async function resolveCommandVersions(
-  h: StoreHandle,
+export function resolveCommandVersions(
+  all: readonly CommandVersionRecord[],
   commands: readonly VersionedCommand[],
   pathOf: (index: number) => string,
-): Promise<ResolvedCommand[]> {
-  const types = [...new Set(commands.map((c) => canonicalCommandType(c.command_type)))];
-  const all = await listCommandVersions(h, types);
+): ResolvedCommand[] {
   const issues: JsonSchemaIssue[] = [];
   const resolved = commands.map((command, i): ResolvedCommand => {
     const type = canonicalCommandType(command.command_type);

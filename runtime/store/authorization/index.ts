@@ -33,3 +33,4 @@ export {
   type AuthorizationPolicyFilter,
 } from './listAuthorizationPolicies.js';
 export { listPolicyDevices, type PolicyDevice } from './listPolicyDevices.js';
+export { readCommandRules, type CommandRules } from './readCommandRules.js';
