@@ -262,7 +262,8 @@ for (const dialect of CLOUD_DIALECTS) {
             heartbeatIntervalMs: 25,
             missedHeartbeats: 10_000,
             maxBufferedBytes: 256 * 1024,
-            backpressureGraceMs: 300,
+            // long enough that the reading device below is not cut off on a loaded machine
+            backpressureGraceMs: 1_500,
             deliveryBatch: 1,
             sweepIntervalMs: 3_600_000,
           }),
