@@ -11,6 +11,7 @@ import { checkCommands, readCommands } from './commands.js';
 import { readDeviceFacts, type DeviceFacts } from './deviceFiles.js';
 import type { InvariantResult } from './invariant.js';
 import { checkSafExactlyOnce } from './safExactlyOnce.js';
+import { checkSummaries } from './summaries.js';
 import { checkWebhooks } from './webhooks.js';
 import { checkWorkflows, readCloudWorkflows } from './workflows.js';
 
@@ -42,5 +43,6 @@ export async function checkInvariants(inputs: InvariantInputs): Promise<Invarian
     checkCommands(commands, facts, inputs.executions),
     await checkWebhooks(store, inputs.receiver, inputs.webhookIds, workflows, commands),
     await checkAudit(store, workflows, commands, facts),
+    await checkSummaries(store, facts),
   ];
 }

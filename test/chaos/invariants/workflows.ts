@@ -6,7 +6,12 @@
  * (its idempotency key held once, whatever the number of repeated starts), no task is left
  * unfinished, and the run's own cloud workflows all COMPLETED.
  */
-import { TERMINAL_WORKFLOW_STATUSES, type Store } from '../../../runtime/index.js';
+import { sql } from 'kysely';
+import {
+  EDGE_SUMMARY_SOURCE,
+  TERMINAL_WORKFLOW_STATUSES,
+  type Store,
+} from '../../../runtime/index.js';
 import { CLOUD_FLOW_TYPE } from '../cloudFlow.js';
 import type { DeviceFacts } from './deviceFiles.js';
 import { invariant, Violations, type InvariantResult } from './invariant.js';
@@ -22,11 +27,12 @@ export interface CloudWorkflowRow {
   idempotency_key: string | null;
 }
 
-/** The cloud's workflows. */
+/** The cloud's own workflows (not the summaries of device workflows: summaries.ts). */
 export async function readCloudWorkflows(store: Store): Promise<CloudWorkflowRow[]> {
   return store.db
     .selectFrom('workflow_executions')
     .select(['id', 'workflow_type', 'status', 'idempotency_key'])
+    .where(sql<string>`coalesce(metadata->>'source', '')`, '<>', EDGE_SUMMARY_SOURCE)
     .execute();
 }
 
