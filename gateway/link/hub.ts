@@ -29,6 +29,7 @@ import {
   touchDevices,
   withAdvisoryLock,
   type CommandActor,
+  type CommandRecord,
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { CLOSE } from './frames.js';
@@ -65,6 +66,10 @@ export interface DeviceHub {
   ): DeviceSession;
   /** Push due commands to `deviceId` if its socket is here. */
   wake(deviceId: string): void;
+  /** Whether `deviceId`'s socket is here and idle: a new command may be pushed at once. */
+  idle(deviceId: string): boolean;
+  /** Push a command created DELIVERED to its device's socket, if it is still here. */
+  pushDelivered(command: CommandRecord): void;
   /** Run one sweep now (also runs on its interval); undefined when another node holds the lock. */
   sweep(): Promise<SweepReport | undefined>;
   /** Start listening and the periodic work. */
@@ -106,6 +111,9 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   });
 
   const wake = (deviceId: string) => sessions.get(deviceId)?.wake();
+  const idle = (deviceId: string) => sessions.get(deviceId)?.idle() ?? false;
+  const pushDelivered = (command: CommandRecord) =>
+    sessions.get(command.deviceId)?.pushDelivered(command);
 
   let handshakes = 0;
   const admit = (): (() => void) | undefined => {
@@ -211,6 +219,8 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
       return session;
     },
     wake,
+    idle,
+    pushDelivered,
     sweep,
     async start() {
       const driver = ctx.store.driver;

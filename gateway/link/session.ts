@@ -44,6 +44,13 @@ export interface DeviceSession {
   readonly ended: Promise<void>;
   /** Commands may be due: push them (after the hello, and unless back-pressured). */
   wake(): void;
+  /**
+   * Whether a new command may be created DELIVERED and pushed at once: the device said
+   * hello, the resume is done, no delivery is running or wanted, and the socket has room.
+   */
+  idle(): boolean;
+  /** Push a command created DELIVERED for this device (a lost push is redelivered later). */
+  pushDelivered(command: CommandRecord): void;
   /** The periodic check: heartbeat, silence, back-pressure. True when `last_seen` is due. */
   tick(nowMs: number): boolean;
   /** Close with `code` (and terminate if that does not complete within a tick). */
@@ -245,6 +252,10 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     id,
     deviceId,
     ended,
+    idle: () => ready && resumed && !delivering && !wantDelivery && writable() && !overCap(),
+    pushDelivered(command) {
+      if (writable()) push([command]);
+    },
     wake() {
       wantDelivery = true;
       if (delivering || !ready || !writable()) return;

@@ -96,6 +96,9 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
             .code(202)
             .header('location', `/api/v1/approvals/${gate.held.approvalId}`)
             .send(approvalJson(gate.held));
+        // the device's socket is here and idle: the command is created DELIVERED and pushed
+        // at once (one statement fewer than a wake-up's delivery)
+        const deliverer = hub.idle(params.id) ? hub.actor : undefined;
         const command = await insertCommandWith(
           ctx.store,
           {
@@ -113,9 +116,11 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
           actor,
           hub.nodeId,
           now,
+          deliverer,
         );
         if (!command) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device ${params.id}`);
-        hub.wake(params.id);
+        if (command.status === 'DELIVERED') hub.pushDelivered(command);
+        else hub.wake(params.id);
         return commandJson(command);
       },
     );

@@ -1,14 +1,15 @@
 /**
  * The device WebSocket over real connections on loopback: the signed upgrade and its
- * refusals, command push and ack, resume after a dropped connection (no command lost, one
- * ack), device status through the device actor, bad frames, heartbeats, back-pressure, and
+ * refusals, command push and ack (a command for an idle socket created DELIVERED and pushed
+ * at once), resume after a dropped connection (no command lost, one ack), device status through the device actor, bad frames, heartbeats, back-pressure, and
  * — on PostgreSQL — a push routed to a device connected to another gateway process.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { openStore, type Store } from '../../runtime/index.js';
+import { insertCommandWith, openStore, type Store } from '../../runtime/index.js';
 import {
   connectDevice,
   refusedUpgrade,
@@ -74,7 +75,7 @@ for (const dialect of CLOUD_DIALECTS) {
     beforeAll(async () => {
       gw = await startTestGateway(dialect, { routes: [commandRoutes(QUIET)] });
       operator = await gw.token('operator');
-      for (const id of ['ws-1', 'ws-2', 'ws-3', 'ws-4', 'ws-5', 'ws-6'])
+      for (const id of ['ws-1', 'ws-2', 'ws-3', 'ws-4', 'ws-5', 'ws-6', 'ws-7'])
         secrets[id] = await gw.insertDevice(id);
     });
     afterAll(async () => {
@@ -144,8 +145,82 @@ for (const dialect of CLOUD_DIALECTS) {
         status: 'EXECUTED',
         result: { ok: true },
       });
+      // an idle socket gets the command created DELIVERED and pushed at once, a busy one
+      // (still resuming on a loaded machine) by the wake-up: the same trail either way
+      expect(['DELIVERED', 'PENDING']).toContain(created.status);
+      const audit = await gw.handle.store.db
+        .selectFrom('command_audit_log')
+        .select(['event_type', 'actor', 'details'])
+        .where('command_id', '=', created.command_id)
+        .orderBy('id')
+        .execute();
+      expect(audit.map((a) => a.event_type)).toEqual([
+        'COMMAND_CREATED',
+        'COMMAND_DELIVERED',
+        'COMMAND_EXECUTED',
+      ]);
+      expect(audit[1]!.actor).toMatch(/^gateway:/);
+      expect(gw.handle.store.codec.parseJson(audit[1]!.details)).toEqual({
+        via: 'websocket',
+        retry_count: 0,
+      });
       await device.close();
       await vi.waitFor(async () => expect(await statusOf('ws-1')).toBe('OFFLINE'));
+    });
+
+    it('creates a command DELIVERED for an idle socket, PENDING behind one still waiting', async () => {
+      const deliverer = { actor: 'gateway:test', role: 'system' as const };
+      const make = (commandType: string) =>
+        insertCommandWith(
+          gw.handle.store,
+          {
+            commandId: randomUUID(),
+            deviceId: 'ws-7',
+            commandType,
+            payload: {},
+            maxRetries: 3,
+            expiresAt: null,
+          },
+          { actor: 'op', role: 'operator' },
+          'test-node',
+          new Date(),
+          deliverer,
+        );
+      const first = await make('DIAGNOSTIC');
+      expect(first).toMatchObject({ status: 'DELIVERED' });
+      expect(await trail(first!.commandId)).toEqual(['COMMAND_CREATED', 'COMMAND_DELIVERED']);
+      await gw.handle.store.db
+        .updateTable('device_commands')
+        .set({ status: 'PENDING' })
+        .where('command_id', '=', first!.commandId)
+        .execute();
+      const second = await make('REBOOT');
+      expect(second).toMatchObject({ status: 'PENDING', deliveredAt: null });
+      expect(await trail(second!.commandId)).toEqual(['COMMAND_CREATED']);
+    });
+
+    it('creates a command PENDING behind one still waiting, and pushes it by the wake-up', async () => {
+      const device = await connect('ws-1');
+      await hello(device);
+      const waiting = await create('ws-1', { command_type: 'DIAGNOSTIC', payload: {} });
+      // make it wait for a retry, not yet due
+      await gw.handle.store.db
+        .updateTable('device_commands')
+        .set({
+          status: 'PENDING',
+          next_attempt_at: gw.handle.store.codec.time(new Date(Date.now() + 3_600_000)),
+        })
+        .where('command_id', '=', waiting.command_id)
+        .execute();
+      await device.next('command'); // the first push
+      const next = await create('ws-1', { command_type: 'REBOOT', payload: {} });
+      expect(next.status).toBe('PENDING');
+      expect((await device.next('command')).command).toMatchObject({
+        command_id: next.command_id,
+        status: 'DELIVERED',
+      });
+      expect(await trail(next.command_id)).toEqual(['COMMAND_CREATED', 'COMMAND_DELIVERED']);
+      await device.close();
     });
 
     it('pushes what is pending on hello, and again what was never acked after a reconnect', async () => {

@@ -44,6 +44,11 @@ export async function insertCommand(
  * audit row and (PostgreSQL) the NOTIFY for the gateways. One round trip instead of five;
  * a command has no webhook event when it is created. Undefined when the device does not
  * exist.
+ *
+ * With `deliverer` (the gateway holding the device's idle socket), the command is created
+ * DELIVERED over the websocket at once, with its COMMAND_DELIVERED audit row as well and no
+ * NOTIFY — unless another command of the device is still PENDING, which goes first: then
+ * it is created PENDING as usual (the caller wakes the device's session).
  */
 export async function insertCommandWith(
   h: StoreHandle,
@@ -51,9 +56,10 @@ export async function insertCommandWith(
   actor: CommandActor,
   origin: string,
   now: Date,
+  deliverer?: CommandActor,
 ): Promise<CommandRecord | undefined> {
   const at = h.codec.time(now);
-  const notify = h.dialect === 'postgres';
+  const notify = h.dialect === 'postgres' && !deliverer;
   const details = {
     command_type: command.commandType,
     max_retries: command.maxRetries,
@@ -77,11 +83,27 @@ export async function insertCommandWith(
     at,
   ];
   if (notify) parameters.push(COMMANDS_CHANNEL, `${origin}|${command.deviceId}`);
+  if (deliverer) parameters.push(deliverer.actor, deliverer.role, deliverer.sourceIp ?? null);
   const p = (i: number) => parameters[i];
+  // the status the command is created in, and its audit row when it is delivered at once
+  const status = deliverer
+    ? sql`CASE WHEN EXISTS (SELECT 1 FROM device_commands AS c
+        WHERE c.device_id = device.device_id AND c.status = 'PENDING')
+        THEN 'PENDING' ELSE 'DELIVERED' END`
+    : sql`'PENDING'`;
+  // created first, then delivered: one insert, in that order
+  const deliveredAudit = deliverer
+    ? sql`
+              UNION ALL
+              SELECT 2, 'COMMAND_DELIVERED', ${p(14)}, ${p(15)}, created.device_id,
+                created.command_id, jsonb_build_object('via', 'websocket', 'retry_count', 0),
+                ${p(16)}, created.delivered_at
+              FROM created WHERE created.status = 'DELIVERED'`
+    : sql``;
   try {
     const { rows } = await executeCached(
       h,
-      `insertCommand:${notify ? 'notify' : 'quiet'}`,
+      `insertCommand:${deliverer ? 'deliver' : notify ? 'notify' : 'quiet'}`,
       parameters,
       () => ({
         compile: () =>
@@ -91,18 +113,27 @@ export async function insertCommandWith(
             ),
             created AS (
               INSERT INTO device_commands (command_id, device_id, command_type, payload, status,
-                max_retries, command_version, created_by, expires_at, created_at)
-              SELECT ${p(1)}::uuid, device.device_id, ${p(2)}, ${p(3)}::jsonb, 'PENDING', ${p(4)}::int,
-                ${p(5)}, ${p(6)}, ${p(7)}::timestamptz, ${p(8)}::timestamptz
-              FROM device
+                max_retries, command_version, created_by, expires_at, created_at, delivered_at)
+              SELECT ${p(1)}::uuid, device.device_id, ${p(2)}, ${p(3)}::jsonb, s.status,
+                ${p(4)}::int, ${p(5)}, ${p(6)}, ${p(7)}::timestamptz, s.at,
+                CASE WHEN s.status = 'DELIVERED' THEN s.at END
+              FROM device CROSS JOIN LATERAL
+                (SELECT ${status} AS status, ${p(8)}::timestamptz AS at) AS s
               RETURNING ${sql.join(COMMAND_COLUMNS.map((c) => sql.ref(c)))}
             ),
             audit AS (
               INSERT INTO command_audit_log (event_type, actor, actor_role, device_id, command_id,
                 details, source_ip, created_at)
-              SELECT 'COMMAND_CREATED', ${p(9)}, ${p(10)}, created.device_id, created.command_id,
-                ${p(11)}::jsonb, ${p(12)}, ${p(13)}::timestamptz
-              FROM created
+              SELECT a.event_type, a.actor, a.actor_role, a.device_id, a.command_id, a.details,
+                a.source_ip, a.created_at
+              FROM (
+                SELECT 1 AS ord, 'COMMAND_CREATED' AS event_type, ${p(9)} AS actor,
+                  ${p(10)} AS actor_role, created.device_id, created.command_id,
+                  ${p(11)}::jsonb AS details, ${p(12)} AS source_ip,
+                  ${p(13)}::timestamptz AS created_at
+                FROM created${deliveredAudit}
+              ) AS a
+              ORDER BY a.ord
             )${
               notify
                 ? sql`,
