@@ -75,7 +75,7 @@ for (const dialect of CLOUD_DIALECTS) {
     beforeAll(async () => {
       gw = await startTestGateway(dialect, { routes: [commandRoutes(QUIET)] });
       operator = await gw.token('operator');
-      for (const id of ['ws-1', 'ws-2', 'ws-3', 'ws-4', 'ws-5', 'ws-6', 'ws-7'])
+      for (const id of ['ws-1', 'ws-2', 'ws-3', 'ws-4', 'ws-5', 'ws-6', 'ws-7', 'ws-8'])
         secrets[id] = await gw.insertDevice(id);
     });
     afterAll(async () => {
@@ -200,10 +200,11 @@ for (const dialect of CLOUD_DIALECTS) {
     });
 
     it('creates a command PENDING behind one still waiting, and pushes it by the wake-up', async () => {
-      const device = await connect('ws-1');
+      const device = await connect('ws-8');
       await hello(device);
-      const waiting = await create('ws-1', { command_type: 'DIAGNOSTIC', payload: {} });
-      // make it wait for a retry, not yet due
+      const waiting = await create('ws-8', { command_type: 'DIAGNOSTIC', payload: {} });
+      await device.next('command'); // pushed at once, or by the wake-up of a busy session
+      // then make it wait for a retry, not yet due
       await gw.handle.store.db
         .updateTable('device_commands')
         .set({
@@ -212,8 +213,7 @@ for (const dialect of CLOUD_DIALECTS) {
         })
         .where('command_id', '=', waiting.command_id)
         .execute();
-      await device.next('command'); // the first push
-      const next = await create('ws-1', { command_type: 'REBOOT', payload: {} });
+      const next = await create('ws-8', { command_type: 'REBOOT', payload: {} });
       expect(next.status).toBe('PENDING');
       expect((await device.next('command')).command).toMatchObject({
         command_id: next.command_id,
