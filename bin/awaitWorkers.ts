@@ -10,7 +10,7 @@
  * so after a few seconds of that a hint says how to start one; `run` keeps waiting.
  */
 import type { Runtime } from '../actors/index.js';
-import { TERMINAL_WORKFLOW_STATUSES } from '../runtime/model/statuses.js';
+import { isTerminalWorkflowStatus } from '../runtime/model/statuses.js';
 import {
   getHeartbeat,
   getWorkflow,
@@ -51,8 +51,7 @@ async function waitingOn(
       const childId = childIdOf(record);
       const child = childId === undefined ? undefined : await getWorkflow(store, childId);
       if (!child) return undefined;
-      if ((TERMINAL_WORKFLOW_STATUSES as readonly string[]).includes(child.status))
-        return { kind: 'driver' };
+      if (isTerminalWorkflowStatus(child.status)) return { kind: 'driver' };
       return waitingOn(store, child, false);
     }
     default:

@@ -3,7 +3,7 @@
  * and the audit rows — computed, not executed (STYLE: pure transitions, effects as data).
  */
 import {
-  TERMINAL_WORKFLOW_STATUSES,
+  isTerminalWorkflowStatus,
   type ChildWorkflowSpec,
   type JsonObject,
   type NewWorkflow,
@@ -26,8 +26,7 @@ import { newPlan, type CommitPlan } from './commit.js';
 import { compileCached, type Internals, type LiveWorkflow } from './internals.js';
 
 /** Whether a status is terminal. */
-export const isTerminal = (status: WorkflowStatus): boolean =>
-  (TERMINAL_WORKFLOW_STATUSES as readonly string[]).includes(status);
+export const isTerminal = (status: WorkflowStatus): boolean => isTerminalWorkflowStatus(status);
 
 /** The step's `automate_next`, else the workflow-wide default. */
 export function automateNext(step: StepDefinition, live: WorkflowSnapshot): boolean {

@@ -21,7 +21,7 @@ import type { Runtime } from '../../actors/index.js';
 import {
   findClearPan,
   getWorkflowByIdempotencyKey,
-  TERMINAL_WORKFLOW_STATUSES,
+  isTerminalWorkflowStatus,
   type JsonObject,
   type Store,
   type WorkflowRecord,
@@ -67,8 +67,7 @@ export interface LocalRunDeps {
 const drive = async (deps: LocalRunDeps, record: WorkflowRecord) => {
   // the record as the engine just returned it is not read again
   const settled = await deps.runtime.runUntilSettled(record.id, record);
-  if ((TERMINAL_WORKFLOW_STATUSES as readonly string[]).includes(settled.status))
-    deps.onSettled?.(settled);
+  if (isTerminalWorkflowStatus(settled.status)) deps.onSettled?.(settled);
   return settled;
 };
 
