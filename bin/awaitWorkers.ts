@@ -21,7 +21,7 @@ import {
 import type { CliIo } from './io.js';
 
 /** What a workflow that has not settled waits for. */
-type Waiting =
+export type Waiting =
   /** an explicit `next`: this command drives it */
   | { kind: 'drive' }
   /** the tasks of this workflow (itself or a sub-workflow) */
@@ -34,25 +34,46 @@ const childIdOf = (record: WorkflowRecord): string | undefined => {
   return typeof context?.childId === 'string' ? context.childId : undefined;
 };
 
+/** The two reads {@link waitingOn} makes (the store's, or a test's). */
+export interface SettleReads {
+  workflow: (id: string) => Promise<WorkflowRecord | undefined>;
+  /** Whether a node is driving workflow `id` (it has a heartbeat row). */
+  driven: (id: string) => Promise<boolean>;
+}
+
+const storeReads = (store: Store): SettleReads => ({
+  workflow: (id) => getWorkflow(store, id),
+  driven: async (id) => (await getHeartbeat(store, id)) !== undefined,
+});
+
 /** Why `record` has not settled, or undefined when it has (`top`: the workflow `run` started). */
-async function waitingOn(
-  store: Store,
+export async function waitingOn(
+  reads: SettleReads,
   record: WorkflowRecord,
   top: boolean,
 ): Promise<Waiting | undefined> {
   switch (record.status) {
-    case 'ACTIVE':
-      if (await getHeartbeat(store, record.id)) return { kind: 'driver' };
+    case 'ACTIVE': {
+      if (await reads.driven(record.id)) return { kind: 'driver' };
+      // The row was read before its heartbeat: a commit in between (a child that just ended,
+      // which removes its heartbeat) makes the read stale, so look again at the new version.
+      const now = await reads.workflow(record.id);
+      if (now && now.version !== record.version) {
+        // a sub-workflow that has just ended: its parent is about to be resumed
+        if (!top && isTerminalWorkflowStatus(now.status)) return { kind: 'driver' };
+        return waitingOn(reads, now, top);
+      }
       // a sub-workflow waiting for `next` waits for whoever runs it, as it would inline
       return top ? { kind: 'drive' } : undefined;
+    }
     case 'PENDING_ASYNC':
       return { kind: 'tasks', workflowId: record.id };
     case 'PENDING_SUB_WORKFLOW': {
       const childId = childIdOf(record);
-      const child = childId === undefined ? undefined : await getWorkflow(store, childId);
+      const child = childId === undefined ? undefined : await reads.workflow(childId);
       if (!child) return undefined;
       if (isTerminalWorkflowStatus(child.status)) return { kind: 'driver' };
-      return waitingOn(store, child, false);
+      return waitingOn(reads, child, false);
     }
     default:
       return undefined;
@@ -85,10 +106,15 @@ export async function settleWithWorkers(
   const hintAfterMs = options.hintAfterMs ?? 3000;
   let unclaimedSince: number | undefined;
   let hinted = false;
+  const reads = storeReads(store);
   for (;;) {
     const record = await runtime.get(id);
-    const waiting = await waitingOn(store, record, true);
-    if (!waiting) return record;
+    const waiting = await waitingOn(reads, record, true);
+    if (!waiting) {
+      // settled as read, unless a commit has landed since: then look again
+      if ((await runtime.get(id)).version === record.version) return record;
+      continue;
+    }
     if (waiting.kind === 'drive') {
       await runtime.runUntilSettled(id);
       continue;
