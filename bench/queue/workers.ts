@@ -3,7 +3,8 @@
  * (`node --import tsx bench/queue/worker.ts SPEC`) driven over the IPC channel. Each one
  * connects, says `ready`, takes tasks only after `go` — so a throughput run starts with every
  * process connected and the whole backlog queued — and on `stop` finishes its in-flight
- * tasks and reports when each task body started.
+ * tasks and reports when each task body started. With `BENCH_CPU_PROF_DIR` set, every worker
+ * process writes a V8 CPU profile there (`--cpu-prof`) when it exits after `stop`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,20 @@ export interface Fleet {
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 60_000;
+/** How long a profiled process gets to write its profile before it is killed. */
+const PROFILE_EXIT_MS = 15_000;
+const profileDir = process.env.BENCH_CPU_PROF_DIR;
+
+/** Resolve when `child` has exited, or after `ms`. */
+const exited = (child: ChildProcess, ms: number) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(resolve, ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 
 /** Wait for a message of `kind` from `child`; a `failed` message, an exit or the timeout reject. */
 function message<K extends FromWorker['kind']>(
@@ -82,7 +97,11 @@ export async function startFleet(
   const spec: WorkerSpec = { system, config };
   const children = Array.from({ length: processes }, () =>
     fork(WORKER, [JSON.stringify(spec)], {
-      execArgv: ['--import', import.meta.resolve('tsx')],
+      execArgv: [
+        '--import',
+        import.meta.resolve('tsx'),
+        ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     }),
   );
@@ -109,6 +128,8 @@ export async function startFleet(
       try {
         const starts = new Map<string, number>();
         for (const m of await Promise.all(stopped)) for (const [k, t] of m.starts) starts.set(k, t);
+        // each process exits once it has reported; a profiled one writes its profile first
+        if (profileDir) await Promise.all(children.map((c) => exited(c, PROFILE_EXIT_MS)));
         return starts;
       } finally {
         fleet.kill();

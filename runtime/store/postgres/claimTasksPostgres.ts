@@ -7,7 +7,10 @@
  * the limit — never a read of the whole backlog or of finished tasks, whatever the planner's
  * statistics say. Tasks due at the same moment go in index order. SKIP LOCKED also keeps the
  * takeover clear of a completion that holds its group's rows. Each claimed task comes with
- * its workflow row (as JSON), so completing it needs no read.
+ * its workflow row (as JSON), so completing it needs no read. The picked ids reach the UPDATE
+ * as one array (`id = ANY(ARRAY(…))`), which the planner answers from the primary key: as a
+ * join, statistics taken while the queue was nearly empty made it hash the whole backlog on
+ * every claim (with 8,000 tasks queued: 2.3 ms per completion statement instead of 1.4 ms).
  *
  * The claim is a set of CTEs ending in `claimed`, so a completion can claim the next tasks in
  * its own statement (postgres/completeTasksPostgres.ts).
@@ -46,8 +49,8 @@ export function claimCtes(
       UPDATE tasks SET status = 'CLAIMED', worker_id = ${claim.workerId},
         claimed_at = ${now}::timestamptz, lease_expires_at = ${lease}::timestamptz,
         attempts = attempts + 1
-      FROM picked JOIN workflow_executions AS w ON true
-      WHERE tasks.id = picked_id AND w.id = tasks.workflow_id
+      FROM workflow_executions AS w
+      WHERE tasks.id = ANY(ARRAY(SELECT picked_id FROM picked)) AND w.id = tasks.workflow_id
       RETURNING ${claimedColumns('tasks')}, to_jsonb(w) AS workflow)`,
     parameters: [claim.limit, now, regions, exclude, claim.workerId, now, lease],
   };

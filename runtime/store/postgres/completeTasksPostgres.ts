@@ -213,8 +213,8 @@ export async function completeTasksPostgres(
           step_started_at = excluded.step_started_at
       ),
       gone AS (
-        DELETE FROM workflow_heartbeats AS hb USING up AS u
-        WHERE hb.workflow_id = u.id AND hb.workflow_id = ANY(${p(8)}::uuid[])
+        DELETE FROM workflow_heartbeats
+        WHERE workflow_id = ANY(ARRAY(SELECT id FROM up WHERE id = ANY(${p(8)}::uuid[])))
       )${claim ? sql`,${claim.ctes}` : sql``}
       SELECT v.id, h.id IS NOT NULL AS held, d.id IS NOT NULL AS recorded, NULL::jsonb AS task
       FROM v LEFT JOIN held AS h ON h.id = v.id LEFT JOIN done AS d ON d.id = v.id
