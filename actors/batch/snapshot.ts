@@ -4,7 +4,8 @@
  * does not restore (hand-edited, or written by a machine whose states are gone) is a
  * {@link BatchSnapshotError} on that batch, never a process crash.
  */
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
+import { pureInitialSnapshot, pureTransition } from '../pureTransition.js';
 import { SaffronError, type BATCH_STATUSES } from '../../runtime/index.js';
 import {
   BATCH_ITEM_STATUSES,
@@ -63,7 +64,7 @@ function invalid(persisted: unknown): string | undefined {
 
 /** The snapshot of a new batch (state `pending`). */
 export function initialBatchSnapshot(context: BatchMachineContext): BatchSnapshot {
-  return initialTransition(batchMachine, context)[0];
+  return pureInitialSnapshot(batchMachine, context);
 }
 
 /** Rebuild a batch's snapshot from its stored JSON; throws {@link BatchSnapshotError}. */
@@ -77,7 +78,7 @@ export function restoreBatchSnapshot(persisted: unknown, batchId: string): Batch
 
 /** Apply `event`; an event the current state ignores leaves the snapshot as it is. */
 export function nextBatchSnapshot(current: BatchSnapshot, event: BatchEvent): BatchSnapshot {
-  return transition(batchMachine, current, event)[0];
+  return pureTransition(batchMachine, current, event);
 }
 
 /** The JSON form to store. */

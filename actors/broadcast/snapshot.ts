@@ -4,7 +4,8 @@
  * that does not restore is a {@link BroadcastSnapshotError} on that broadcast, never a
  * process crash.
  */
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
+import { pureInitialSnapshot, pureTransition } from '../pureTransition.js';
 import { SaffronError, type BROADCAST_STATUSES } from '../../runtime/index.js';
 import {
   BROADCAST_STATE_STATUS,
@@ -58,7 +59,7 @@ function invalid(persisted: unknown): string | undefined {
 
 /** The snapshot of a new broadcast (state `pending`). */
 export function initialBroadcastSnapshot(context: BroadcastMachineContext): BroadcastSnapshot {
-  return initialTransition(broadcastMachine, context)[0];
+  return pureInitialSnapshot(broadcastMachine, context);
 }
 
 /** Rebuild a broadcast's snapshot from its stored JSON; throws {@link BroadcastSnapshotError}. */
@@ -80,7 +81,7 @@ export function nextBroadcastSnapshot(
   current: BroadcastSnapshot,
   event: BroadcastEvent,
 ): BroadcastSnapshot {
-  return transition(broadcastMachine, current, event)[0];
+  return pureTransition(broadcastMachine, current, event);
 }
 
 /** The JSON form to store. */

@@ -3,7 +3,8 @@
  * `edge_devices.metadata.actor` — a few dozen bytes: `{machine, value, context}`. A missing
  * or unreadable snapshot is rebuilt from the status column instead of failing the device.
  */
-import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
+import { pureInitialSnapshot, pureTransition } from '../pureTransition.js';
 import type { DeviceStatus } from '../../runtime/index.js';
 import { DEVICE_STATE_STATUS, deviceMachine, type DeviceMachineContext } from './deviceMachine.js';
 import type { DeviceEvent } from './events.js';
@@ -46,7 +47,7 @@ export function restoreDeviceSnapshot(persisted: unknown, status: string): Devic
   if (isPersisted(persisted))
     return deviceMachine.resolveState({ value: persisted.value, context: persisted.context });
   const value = STATE_OF_STATUS[status] ?? 'offline';
-  if (value === 'offline') return initialTransition(deviceMachine)[0];
+  if (value === 'offline') return pureInitialSnapshot(deviceMachine);
   return deviceMachine.resolveState({
     value,
     context: { session: value === 'online' ? '*' : null, syncs: value === 'syncing' ? 1 : 0 },
@@ -55,7 +56,7 @@ export function restoreDeviceSnapshot(persisted: unknown, status: string): Devic
 
 /** Apply `event`; an event the current state ignores leaves the snapshot as it is. */
 export function nextDeviceSnapshot(current: DeviceSnapshot, event: DeviceEvent): DeviceSnapshot {
-  return transition(deviceMachine, current, event)[0];
+  return pureTransition(deviceMachine, current, event);
 }
 
 /** The JSON form to store. */

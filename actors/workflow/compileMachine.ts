@@ -5,14 +5,13 @@
  * target, and final states for the four terminal outcomes.
  *
  * The machine decides only *where* a workflow is; running steps is the engine's job, and
- * every transition is computed with XState's pure `transition()` so the engine can commit
+ * every transition is computed purely (../pureTransition.ts) so the engine can commit
  * the next snapshot and the step's effects in one database transaction before anything else
  * happens. No `after` delays: timers are database rows, which a snapshot can be restored
  * alongside; in-memory delays cannot.
  */
 import {
   assign,
-  initialTransition,
   setup,
   type AnyMachineSnapshot,
   type AnyStateMachine,
@@ -23,6 +22,7 @@ import {
   type StepDefinition,
   type WorkflowDefinition,
 } from '../../runtime/index.js';
+import { pureInitialSnapshot } from '../pureTransition.js';
 import { initialContext, type WorkflowMachineContext } from './context.js';
 import type { WorkflowEvent } from './events.js';
 
@@ -226,6 +226,6 @@ export function compileWorkflowMachine(definition: WorkflowDefinition): Compiled
     machine: compiled,
     keyOf: (name) => keyByName.get(name),
     stepAt: (key) => stepByKey.get(key),
-    initialSnapshot: () => (initial ??= initialTransition(compiled)[0]),
+    initialSnapshot: () => (initial ??= pureInitialSnapshot(compiled)),
   };
 }

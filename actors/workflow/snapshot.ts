@@ -4,7 +4,8 @@
  * does not fit its workflow's definition is a clear SNAPSHOT_INVALID error on that workflow,
  * never a crash of the process.
  */
-import { transition, type AnyMachineSnapshot, type StateValue } from 'xstate';
+import type { AnyMachineSnapshot, StateValue } from 'xstate';
+import { pureTransition } from '../pureTransition.js';
 import { WorkflowError, type WorkflowStatus } from '../../runtime/index.js';
 import { FINAL_STATES, type CompiledWorkflow } from './compileMachine.js';
 import type { WorkflowMachineContext } from './context.js';
@@ -39,7 +40,7 @@ export function nextWorkflowSnapshot(
       `workflow machine in state ${JSON.stringify(current.snapshot.value)} does not accept ${event.type}`,
     );
   }
-  const [snapshot] = transition(current.compiled.machine, current.snapshot, event);
+  const snapshot = pureTransition(current.compiled.machine, current.snapshot, event);
   return { compiled: current.compiled, snapshot };
 }
 
