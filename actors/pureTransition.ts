@@ -1,9 +1,10 @@
 /**
  * Pure transitions of the runtime's machines without an actor per call. XState's own
  * `transition()` and `initialTransition()` build an inert actor (and its system) for every
- * call, which costs more than the transition itself here (20–40 µs on the development
- * machine, against a few µs for the step); a workflow takes a dozen transitions per payment
- * and a gateway one per device heartbeat. These keep one inert scope per machine instead.
+ * call, which costs more than the transition itself: a workflow event took 26–64 µs
+ * through `transition()` on the development machine and 10–20 µs through `pureTransition`.
+ * A payment takes about a dozen transitions, a task's completion one or two, a gateway one
+ * per device event. These keep one inert scope per machine instead.
  *
  * That is safe for machines like ours, which only `assign`: nothing in a transition keeps
  * state in the scope — `defer`, `emit`, `stopChild` and the action executor do nothing, as
@@ -45,7 +46,7 @@ function inertScope(machine: AnyStateMachine): Scope {
   return scope;
 }
 
-/** The snapshot after `event` (the same snapshot when no transition is enabled). */
+/** The snapshot after `event` (unchanged when no transition is enabled). */
 export function pureTransition<M extends AnyStateMachine>(
   machine: M,
   snapshot: SnapshotFrom<M>,
