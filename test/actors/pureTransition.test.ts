@@ -13,18 +13,8 @@ import {
   type WorkflowEvent,
 } from '../../actors/index.js';
 import { pureInitialSnapshot, pureTransition } from '../../actors/pureTransition.js';
+import { seededRandom } from '../chaos/seededRandom.js';
 import { definition } from '../support/engine.js';
-
-/** A small deterministic generator (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const view = (s: AnyMachineSnapshot) => ({
   value: s.value as unknown,
@@ -39,7 +29,7 @@ function compare(
   steps: number,
   seed: number,
 ): { moves: number } {
-  const next = random(seed);
+  const next = seededRandom(seed);
   let ours = pureInitialSnapshot(machine);
   let theirs = ours;
   let moves = 0;
@@ -74,26 +64,26 @@ describe('pureTransition', () => {
       await definition(`
 workflow_type: pure_demo
 steps:
-  - { name: reserve, type: STANDARD, function: steps.reserve, compensate_function: steps.unreserve }
-  - name: choose
+  - name: charge
+    type: STANDARD
+    function: steps.charge
+    compensate_function: steps.refund
+  - name: route
     type: DECISION
     function: steps.classify
     routes:
       - { condition: "state.band == 'high'", target: fan }
       - { default: ask }
-  - name: fan
-    type: PARALLEL
-    tasks:
-      - { name: a, function_path: steps.task_a }
+  - { name: fan, type: PARALLEL, tasks: [{ name: a, function_path: steps.task_a }] }
   - { name: ask, type: HUMAN_IN_LOOP, function: steps.ask_human }
-  - { name: settle, type: STANDARD, function: steps.ship }
+  - { name: ship, type: STANDARD, function: steps.ship }
 `),
     );
     const steps = compiled.definition.steps.map((s) => s.name);
     const error = { code: 'STEP_FUNCTION_FAILED', message: 'no', step: 'x' };
     const candidates = (s: AnyMachineSnapshot): WorkflowEvent[] => {
       const all = steps.flatMap((step) => [
-        wfEvents.stepCompleted(step, step === 'reserve' ? 'steps.unreserve' : undefined),
+        wfEvents.stepCompleted(step, step === 'charge' ? 'steps.refund' : undefined),
         wfEvents.stepJumped(step, steps[(steps.indexOf(step) + 2) % steps.length]!),
         wfEvents.stepPaused(step),
         wfEvents.stepFailed(step, error),

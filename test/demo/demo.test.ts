@@ -11,18 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../bin/demo/runDemo.js';
 import { verifyExactlyOnce } from '../../bin/demo/verifyDemo.js';
 import { ensureEdgeSchema, openStore, type Store } from '../../runtime/index.js';
+import { seededRandom } from '../chaos/seededRandom.js';
 import { CLOUD_DIALECTS, openWithSchema } from '../support/stores.js';
-
-/** A small deterministic generator (mulberry32), so the run's draws repeat. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sink = () => {
   let text = '';
@@ -39,7 +29,7 @@ describe('saffron demo', () => {
         port: 0,
         durationSeconds: 24,
         paymentGapSeconds: 0.4,
-        random: seeded(7),
+        random: seededRandom(7),
         stopRequested: new Promise(() => {}),
       },
       { stdout: out, stderr: err, env: {}, cwd: process.cwd() },
