@@ -49,3 +49,13 @@ export async function rate(count: number, op: (i: number) => unknown): Promise<n
 export function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
+
+/** Where forked benchmark processes write V8 CPU profiles (`BENCH_CPU_PROF_DIR`), if set. */
+export const cpuProfileDir = (): string | undefined => process.env.BENCH_CPU_PROF_DIR;
+/** `node` options for a forked process: a CPU profile into {@link cpuProfileDir}, if set. */
+export const cpuProfileArgs = (): string[] => {
+  const dir = cpuProfileDir();
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+};
+/** How long a profiled process gets to write its profile before it is killed. */
+export const PROFILE_EXIT_MS = 15_000;

@@ -9,6 +9,7 @@
  * it is then stopped by disconnecting, so it exits on its own and the profile is written.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { cpuProfileArgs, cpuProfileDir, PROFILE_EXIT_MS } from '../harness.js';
 
 /** A call to a child: a `kind` and its arguments. */
 export interface Call {
@@ -30,22 +31,15 @@ export interface Child {
 }
 
 const READY_TIMEOUT_MS = 120_000;
-/** How long a profiled child gets to write its profile before it is killed. */
-const PROFILE_EXIT_MS = 15_000;
 
 /**
  * Fork `entry` (run through tsx, with `--expose-gc` so it can be measured after a full
  * collection) with `spec` as its only argument, and wait for it to be ready.
  */
 export async function startChild(entry: string, spec: unknown): Promise<Child> {
-  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const profileDir = cpuProfileDir();
   const child: ChildProcess = fork(entry, [JSON.stringify(spec)], {
-    execArgv: [
-      '--expose-gc',
-      '--import',
-      import.meta.resolve('tsx'),
-      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-    ],
+    execArgv: ['--expose-gc', '--import', import.meta.resolve('tsx'), ...cpuProfileArgs()],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();

@@ -8,6 +8,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cpuProfileArgs, cpuProfileDir, PROFILE_EXIT_MS } from '../harness.js';
 import type { QueueConfig } from './system.js';
 
 /** What a worker process is started with (its only argument, as JSON). */
@@ -40,9 +41,6 @@ export interface Fleet {
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 60_000;
-/** How long a profiled process gets to write its profile before it is killed. */
-const PROFILE_EXIT_MS = 15_000;
-const profileDir = process.env.BENCH_CPU_PROF_DIR;
 
 /** Resolve when `child` has exited, or after `ms`. */
 const exited = (child: ChildProcess, ms: number) =>
@@ -97,11 +95,7 @@ export async function startFleet(
   const spec: WorkerSpec = { system, config };
   const children = Array.from({ length: processes }, () =>
     fork(WORKER, [JSON.stringify(spec)], {
-      execArgv: [
-        '--import',
-        import.meta.resolve('tsx'),
-        ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      ],
+      execArgv: ['--import', import.meta.resolve('tsx'), ...cpuProfileArgs()],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     }),
   );
@@ -129,7 +123,7 @@ export async function startFleet(
         const starts = new Map<string, number>();
         for (const m of await Promise.all(stopped)) for (const [k, t] of m.starts) starts.set(k, t);
         // each process exits once it has reported; a profiled one writes its profile first
-        if (profileDir) await Promise.all(children.map((c) => exited(c, PROFILE_EXIT_MS)));
+        if (cpuProfileDir()) await Promise.all(children.map((c) => exited(c, PROFILE_EXIT_MS)));
         return starts;
       } finally {
         fleet.kill();
