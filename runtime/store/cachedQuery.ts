@@ -12,6 +12,12 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { StoreHandle } from './store.js';
 
+/** A statement's parameters, and how to compile it when a store first runs it. */
+export interface CachedStatement<R> {
+  parameters: unknown[];
+  compile: () => CompiledQuery<R>;
+}
+
 /** Execute the query `build` returns, compiling it only the first time for `key`. */
 export async function executeCached<R>(
   h: StoreHandle,

@@ -20,7 +20,7 @@
  * escaping every value of every row.
  */
 import { sql } from 'kysely';
-import { executeCached } from '../cachedQuery.js';
+import { type CachedStatement, executeCached } from '../cachedQuery.js';
 import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import type { TaskClaim } from '../tasks/claimTasks.js';
@@ -57,6 +57,42 @@ export async function completeTasksPostgres(
   now: Date,
   next?: TaskClaim,
 ): Promise<CompletedTasks> {
+  const { key, parameters, compile } = completeTasksStatement(h, workerId, completions, now, next);
+  let rows: CompleteRow[];
+  try {
+    rows = (await executeCached(h, key, parameters, () => ({ compile }))).rows;
+  } catch (error) {
+    throw translateDriverError(error, `complete ${completions.length} task(s)`);
+  }
+  const results: CompletedTasks['results'] = new Map();
+  const claimed: ClaimedTask[] = [];
+  for (const r of rows) {
+    if (r.task) claimed.push(rowToClaimedTask(h.codec, r.task as ClaimedRow));
+    else if (r.id) results.set(r.id, r.recorded ? 'recorded' : r.held ? 'deferred' : 'lost');
+  }
+  claimed.sort((a, b) => (a.taskIndex ?? 0) - (b.taskIndex ?? 0));
+  return { results, claimed };
+}
+
+type CompleteRow = {
+  id: string | null;
+  held: boolean | null;
+  recorded: boolean | null;
+  task: unknown;
+};
+
+/**
+ * The statement of {@link completeTasksPostgres}, and its cache key (one text with a claim,
+ * one without). It reads `tasks` by primary key and by the workflow index, also under
+ * statistics taken while the queue was nearly empty (test/store/taskQueue.test.ts).
+ */
+export function completeTasksStatement(
+  h: StoreHandle,
+  workerId: string,
+  completions: readonly TaskCompletion[],
+  now: Date,
+  next?: TaskClaim,
+): CachedStatement<CompleteRow> & { key: string } {
   const wall = new Date();
   const settles = completions.flatMap((x) => (x.settle ? [x.settle] : []));
   for (const s of settles)
@@ -128,9 +164,8 @@ export async function completeTasksPostgres(
   const p = (i: number) => parameters[i];
   // regions travel as one array parameter: one text with or without them
   const key = next ? 'completeTasks:claim' : 'completeTasks';
-  type Row = { id: string | null; held: boolean | null; recorded: boolean | null; task: unknown };
   const compile = () =>
-    sql<Row>`
+    sql<CompleteRow>`
       WITH v AS (
         SELECT * FROM jsonb_to_recordset(${p(0)}::jsonb) AS v(id uuid, wf uuid, grp text,
           status text, result jsonb, error text, run_after timestamptz, expected int,
@@ -221,18 +256,5 @@ export async function completeTasksPostgres(
       ${claim ? sql`UNION ALL SELECT NULL, NULL, NULL, to_jsonb(claimed) FROM claimed` : sql``}`.compile(
       h.db,
     );
-  let rows: Row[];
-  try {
-    rows = (await executeCached(h, key, parameters, () => ({ compile }))).rows;
-  } catch (error) {
-    throw translateDriverError(error, `complete ${completions.length} task(s)`);
-  }
-  const results: CompletedTasks['results'] = new Map();
-  const claimed: ClaimedTask[] = [];
-  for (const r of rows) {
-    if (r.task) claimed.push(rowToClaimedTask(h.codec, r.task as ClaimedRow));
-    else if (r.id) results.set(r.id, r.recorded ? 'recorded' : r.held ? 'deferred' : 'lost');
-  }
-  claimed.sort((a, b) => (a.taskIndex ?? 0) - (b.taskIndex ?? 0));
-  return { results, claimed };
+  return { key, parameters, compile };
 }

@@ -8,7 +8,7 @@
  * the same for any batch size and is prepared once per connection.
  */
 import { sql } from 'kysely';
-import { executeCached } from '../cachedQuery.js';
+import { type CachedStatement, executeCached } from '../cachedQuery.js';
 import type { StoreHandle } from '../store.js';
 import {
   type FinishedTasks,
@@ -25,6 +25,26 @@ export async function finishTasksPostgres(
   outcomes: readonly TaskOutcome[],
   now: Date,
 ): Promise<FinishedTasks> {
+  const { parameters, compile } = finishTasksStatement(h, workerId, outcomes, now);
+  const result = await executeCached(h, 'finishTasks', parameters, () => ({ compile }));
+  return {
+    recorded: new Set(result.rows.filter((r) => r.recorded).map((r) => r.id)),
+    groups: groupMembers(h.codec, result.rows),
+  };
+}
+
+/**
+ * The statement of {@link finishTasksPostgres}. The group's tasks are found by
+ * `workflow_id = ANY(ARRAY(…))`, which the planner answers from the workflow index: as a
+ * join, statistics taken while the queue was nearly empty made it read the whole backlog for
+ * every batch (10,000 tasks queued: half the throughput of a one-task-group completion).
+ */
+export function finishTasksStatement(
+  h: StoreHandle,
+  workerId: string,
+  outcomes: readonly TaskOutcome[],
+  now: Date,
+): CachedStatement<TaskGroupRow & { recorded: boolean }> {
   const c = h.codec;
   const wall = new Date();
   const rows = outcomes.map((o) => ({
@@ -41,7 +61,8 @@ export async function finishTasksPostgres(
   const logs = logRows(outcomes, wall);
   const parameters = [c.json(rows), c.time(now), workerId, c.json(audit), c.json(logs)];
   const p = (i: number) => parameters[i];
-  const result = await executeCached(h, 'finishTasks', parameters, () => ({
+  return {
+    parameters,
     compile: () =>
       sql<TaskGroupRow & { recorded: boolean }>`
       WITH v AS (
@@ -52,7 +73,9 @@ export async function finishTasksPostgres(
       locked AS (
         SELECT t.id, t.workflow_id, t.parallel_group, t.status, t.result, t.error, t.task_index,
           t.function_path, t.context
-        FROM g JOIN tasks AS t ON t.workflow_id = g.wf AND COALESCE(t.parallel_group, t.id::text) = g.grp
+        FROM tasks AS t
+        WHERE t.workflow_id = ANY(ARRAY(SELECT wf FROM g))
+          AND (t.workflow_id, COALESCE(t.parallel_group, t.id::text)) IN (SELECT wf, grp FROM g)
         ORDER BY t.id
         FOR UPDATE OF t
       ),
@@ -91,9 +114,5 @@ export async function finishTasksPostgres(
         CASE WHEN d.id IS NULL THEN l.error ELSE d.error END AS error,
         l.task_index, l.function_path, l.context, d.id IS NOT NULL AS recorded
       FROM locked AS l LEFT JOIN done AS d ON d.id = l.id`.compile(h.db),
-  }));
-  return {
-    recorded: new Set(result.rows.filter((r) => r.recorded).map((r) => r.id)),
-    groups: groupMembers(c, result.rows),
   };
 }
