@@ -26,7 +26,8 @@ import {
   type JsonObject,
   type WorkflowRecord,
 } from '../../runtime/index.js';
-import { safLimitsFromConfig } from '../saf/safLimits.js';
+import type { VerifiedConfig } from '../config/documents.js';
+import { type SafLimits, safLimitsFromConfig } from '../saf/safLimits.js';
 import { systemTimers } from '../timers/timers.js';
 import { wasmHashesOf } from '../wasm/wasmHashes.js';
 import type { RestartRequest } from './agentHandlers.js';
@@ -116,18 +117,21 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
     if (!parts || stopping) throw new AgentError('AGENT_NOT_RUNNING', 'the agent is not running');
     return parts;
   };
+  // the limits of the device configuration in force, read once per configuration
+  let limitsOf: { config: VerifiedConfig | undefined; limits: SafLimits } | undefined;
+  const offlineLimits = (p: AgentParts): SafLimits => {
+    const config = p.config?.current('device');
+    if (!limitsOf || limitsOf.config !== config)
+      limitsOf = { config, limits: safLimitsFromConfig((config?.content ?? {}) as JsonObject) };
+    return limitsOf.limits;
+  };
   const runDeps = (p: AgentParts): LocalRunDeps => ({
     store: p.store,
     runtime: p.runtime,
     deviceId: options.deviceId,
     isOnline,
     hasType: (type) => p.catalog.get(type) !== undefined,
-    checkOfflineLimits: (request) =>
-      p.recorder.checkLimits(
-        p.store,
-        request,
-        safLimitsFromConfig((p.config?.current('device')?.content ?? {}) as JsonObject),
-      ),
+    checkOfflineLimits: (request) => p.recorder.checkLimits(p.store, request, offlineLimits(p)),
     onSettled: () => p.sync.notifyPending(),
   });
 

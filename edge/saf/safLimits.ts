@@ -90,6 +90,12 @@ export function safLimitsFromConfig(config: JsonObject): SafLimits {
   return limits;
 }
 
+/** Whether `limits` sets any limit. */
+export const hasSafLimits = (limits: SafLimits): boolean =>
+  limits.maxUnsentAmountMinor !== undefined ||
+  limits.maxRecords !== undefined ||
+  limits.maxAgeSeconds !== undefined;
+
 /**
  * The verdict on one more offline payment, given the backlog. Checked in this order:
  * amount, count, age. A payment whose amount is unknown is refused on amount only when the
