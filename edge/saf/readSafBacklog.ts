@@ -1,10 +1,13 @@
 /**
  * The store-and-forward backlog: what the device holds that the cloud has not accepted yet
  * (PENDING records). REJECTED records are not counted — they will never be uploaded and are
- * an operator's to look at — nor SYNCED ones.
+ * an operator's to look at — nor SYNCED ones. The count and sums come from the totals the
+ * edge database's triggers keep (runtime/store/sqlite/safBacklogTotals.ts), the oldest time
+ * from the first entry of the (status, created_at) index: no pass over the records.
  */
 import { sql } from 'kysely';
 import { executeCached, translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { readSyncState, SYNC_STATE_KEYS } from '../state/syncState.js';
 
 /** The PENDING records in figures. */
 export interface SafBacklog {
@@ -19,6 +22,42 @@ export interface SafBacklog {
 
 /** Read the backlog. */
 export async function readSafBacklog(h: StoreHandle): Promise<SafBacklog> {
+  const totals = await readTotals(h);
+  if (!totals) return sumRecords(h);
+  try {
+    const [row] = (
+      await executeCached(h, 'oldestSafPending', ['PENDING', 1], () =>
+        h.db
+          .selectFrom('saf_pending_transactions')
+          .select('created_at')
+          .where('status', '=', 'PENDING')
+          .orderBy('created_at')
+          .limit(1),
+      )
+    ).rows;
+    return {
+      ...totals,
+      oldestCreatedAt: row ? h.codec.parseTime(row.created_at).toISOString() : null,
+    };
+  } catch (error) {
+    throw translateDriverError(error, 'read the oldest SAF record');
+  }
+}
+
+/** The figures the store's triggers keep (edge databases), if it has them. */
+async function readTotals(
+  h: StoreHandle,
+): Promise<Omit<SafBacklog, 'oldestCreatedAt'> | undefined> {
+  const entry = await readSyncState(h, SYNC_STATE_KEYS.safBacklogTotals);
+  const value = entry?.value;
+  if (!Array.isArray(value) || value.length !== 3 || !value.every(Number.isSafeInteger))
+    return undefined;
+  const [count, amountMinor, exposureMinor] = value as [number, number, number];
+  return { count, amountMinor, exposureMinor };
+}
+
+/** The figures summed over the PENDING records (a store without the triggers' row). */
+async function sumRecords(h: StoreHandle): Promise<SafBacklog> {
   try {
     const [row] = (
       await executeCached(h, 'readSafBacklog', ['PENDING'], () =>

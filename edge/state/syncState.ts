@@ -5,7 +5,11 @@
  * config component's last rejection) cannot drift apart by a typo.
  */
 import type { StoreHandle } from '../../runtime/index.js';
-import { executeCached, translateDriverError } from '../../runtime/index.js';
+import {
+  executeCached,
+  SAF_BACKLOG_TOTALS_KEY,
+  translateDriverError,
+} from '../../runtime/index.js';
 
 /** Keys of `edge_sync_state` the edge components share. */
 export const SYNC_STATE_KEYS = {
@@ -26,6 +30,11 @@ export const SYNC_STATE_KEYS = {
    * integer. Written by sync after each summary upload (edge/sync/listEndedWorkflows.ts).
    */
   summariesAfter: 'workflow_summaries_after',
+  /**
+   * Count, amount and exposure of the PENDING SAF records: `[count, amount, exposure]`.
+   * Written only by the store's triggers (runtime/store/sqlite/safBacklogTotals.ts).
+   */
+  safBacklogTotals: SAF_BACKLOG_TOTALS_KEY,
 } as const;
 
 /** Prefix of the per-command records of the command channel (`command:<command_id>`). */

@@ -34,6 +34,7 @@ export {
 } from './migrate/migrate.js';
 export { migrationChecksum, type Migration } from './migrate/migration.js';
 export { ensureEdgeSchema } from './sqlite/ensureEdgeSchema.js';
+export { SAF_BACKLOG_TOTALS_KEY } from './sqlite/safBacklogTotals.js';
 export { validateSchema, type SchemaValidation } from './validateSchema.js';
 export { collectStats, type StoreStats } from './collectStats.js';
 export type { NewWorkflow, WorkflowRecord } from './workflows/record.js';

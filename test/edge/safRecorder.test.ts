@@ -15,6 +15,7 @@ import { createRuntime, type Runtime, type SettledHook } from '../../actors/inde
 import {
   createSafRecorder,
   decryptCardPayload,
+  readSafBacklog,
   readSyncState,
   safLimitsFromConfig,
   SYNC_STATE_KEYS,
@@ -541,6 +542,63 @@ steps:
       oldestCreatedAt: new Date(queuedAt.getTime() + 600_000).toISOString(),
     });
     expect(await verdict(1, { maxRecords: 2, maxAgeSeconds: 3600 })).toEqual({ ok: true });
+  });
+
+  it('keeps the backlog totals in step with the records, and recomputes them at start', async () => {
+    const recorder = recorderFor();
+    const rt = runtimeFor(edge.store, recorder.onSettled);
+    const ids: string[] = [];
+    for (const amount of [1250, 3000, 700, 40])
+      ids.push((await rt.start(paymentDef, payment(amount))).id);
+    // what the backlog reads, against a sum over the records themselves
+    const figures = async () => {
+      const backlog = await readSafBacklog(edge.store);
+      const summed = await sql<{ count: number; amount: number; exposure: number }>`
+        SELECT count(*) AS count, COALESCE(SUM(amount_minor), 0) AS amount,
+          COALESCE(SUM(ABS(amount_minor)), 0) AS exposure
+        FROM saf_pending_transactions WHERE status = 'PENDING'`.execute(edge.store.db);
+      const { count, amount, exposure } = summed.rows[0]!;
+      expect([backlog.count, backlog.amountMinor, backlog.exposureMinor]).toEqual([
+        count,
+        amount,
+        exposure,
+      ]);
+      return [count, amount, exposure];
+    };
+    const totalsRow = async () =>
+      (await readSyncState(edge.store, SYNC_STATE_KEYS.safBacklogTotals))?.value;
+    expect(await figures()).toEqual([4, 4990, 4990]);
+    expect(await totalsRow()).toEqual([4, 4990, 4990]);
+
+    const set = (text: string, id: string) =>
+      sql`UPDATE saf_pending_transactions SET ${sql.raw(text)} WHERE workflow_id = ${id}`.execute(
+        edge.store.db,
+      );
+    await set(`status = 'SYNCED'`, ids[0]!); // uploaded
+    await set(`status = 'REJECTED'`, ids[1]!); // refused by the cloud
+    expect(await figures()).toEqual([2, 740, 740]);
+    await set(`status = 'PENDING'`, ids[1]!); // an operator sends it again
+    await set(`amount_minor = -700`, ids[2]!); // a refund
+    await set(`upload_attempts = upload_attempts + 1, last_error = 'offline'`, ids[3]!);
+    expect(await figures()).toEqual([3, 2340, 3740]);
+    await set(`amount_minor = NULL`, ids[3]!);
+    await sql`DELETE FROM saf_pending_transactions WHERE workflow_id IN (${ids[0]!}, ${ids[2]!})`.execute(
+      edge.store.db,
+    );
+    expect(await figures()).toEqual([2, 3000, 3000]);
+
+    // a lost or wrong row: the start-up schema pass recomputes it from the records
+    await sql`UPDATE edge_sync_state SET value = '[0,0,0]' WHERE key = ${SYNC_STATE_KEYS.safBacklogTotals}`.execute(
+      edge.store.db,
+    );
+    await ensureEdgeSchema(edge.store);
+    expect(await totalsRow()).toEqual([2, 3000, 3000]);
+    await sql`DELETE FROM edge_sync_state WHERE key = ${SYNC_STATE_KEYS.safBacklogTotals}`.execute(
+      edge.store.db,
+    );
+    expect(await figures()).toEqual([2, 3000, 3000]); // summed from the records meanwhile
+    await ensureEdgeSchema(edge.store);
+    expect(await totalsRow()).toEqual([2, 3000, 3000]);
   });
 
   it('reads the limits from the device configuration and refuses a malformed section', () => {

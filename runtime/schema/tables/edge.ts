@@ -42,8 +42,9 @@ export const safPendingTransactions: TableDef = {
   ],
   indexes: [
     index('idx_saf_pending_status_seq', ['status', 'sequence_number']),
-    // covers the backlog figures read before every offline payment (edge/saf/readSafBacklog.ts):
-    // the count, sums and oldest time come from the index, not from rows with their records
+    // the oldest PENDING record's time, read before every offline payment, is this index's
+    // first entry (edge/saf/readSafBacklog.ts); a database without the triggers' totals
+    // (runtime/store/sqlite/safBacklogTotals.ts) sums the amounts from it too
     index('idx_saf_pending_status_created', ['status', 'created_at', 'amount_minor']),
   ],
 };
