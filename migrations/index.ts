@@ -12,6 +12,7 @@ import { migration as m0005 } from './0005_device_request_nonces.js';
 import { migration as m0006 } from './0006_webhook_order_audit_search.js';
 import { migration as m0007 } from './0007_command_risk_levels.js';
 import { migration as m0008 } from './0008_task_claim_indexes.js';
+import { migration as m0009 } from './0009_metrics_name_index.js';
 
 /** All migrations, oldest first. */
 export const migrations: readonly Migration[] = [
@@ -23,4 +24,5 @@ export const migrations: readonly Migration[] = [
   m0006,
   m0007,
   m0008,
+  m0009,
 ];

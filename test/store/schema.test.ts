@@ -33,6 +33,7 @@ const SHIPPED: Record<string, string> = {
     'b81dbae8c5c47d2b39de9cf71db876f63ded72c556334cd5bfd560978bee07cd',
   '0007_command_risk_levels': '81489aef0a6b77ee3c7ca581e8a63a7435462c70cee74da799573598822443df',
   '0008_task_claim_indexes': '726c8cd1e02e7323af412b9836edb7d24811eb682e9a8f77cb39b064efcd7ca3',
+  '0009_metrics_name_index': '9ad8fe1146fa67bd83e77c434b236f212002e0d8dd714f8dbd2f09fb81af56e9',
 };
 
 describe('migrations', () => {
@@ -154,11 +155,16 @@ for (const dialect of DIALECTS) {
 }
 
 describe('edge schema upgrade', () => {
-  it('drops the status index earlier versions created, and keeps the data', async () => {
+  it('drops the indexes earlier versions created and the model no longer has', async () => {
     const handle = await openWithSchema(DIALECTS.find((d) => d.name === 'sqlite')!);
     try {
       await rawExec(handle, 'CREATE INDEX idx_tasks_status_run_after ON tasks (status, run_after)');
+      await rawExec(
+        handle,
+        'CREATE INDEX idx_workflow_metrics_name ON workflow_metrics (metric_name, recorded_at)',
+      );
       expect((await validateSchema(handle.store)).drift.map((d) => d.message)).toEqual([
+        'unexpected index idx_workflow_metrics_name (metric_name, recorded_at)',
         'unexpected index idx_tasks_status_run_after (status, run_after)',
       ]);
       expect(await ensureEdgeSchema(handle.store)).toEqual([]);

@@ -112,10 +112,9 @@ export const workflowMetrics: TableDef = {
     jsonb('tags', { default: {} }),
     timestamptz('recorded_at', { default: 'now' }),
   ],
-  indexes: [
-    index('idx_workflow_metrics_workflow', ['workflow_id']),
-    index('idx_workflow_metrics_name', ['metric_name', 'recorded_at']),
-  ],
+  // by workflow only: nothing reads metrics by name, and the (metric_name, recorded_at) index
+  // there was cost every step commit paid for each metric row (migration 0009 dropped it)
+  indexes: [index('idx_workflow_metrics_workflow', ['workflow_id'])],
 };
 
 /** workflow_heartbeats: liveness of the node that owns a running workflow (spec). */

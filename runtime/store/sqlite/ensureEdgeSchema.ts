@@ -11,8 +11,8 @@ import { SaffronError } from '../../errors.js';
 import type { Store } from '../store.js';
 import { safBacklogTotalsStatements } from './safBacklogTotals.js';
 
-/** Indexes earlier versions created and the model replaced (migration 0008 on the cloud). */
-const RETIRED_INDEXES = ['idx_tasks_status_run_after'];
+/** Indexes earlier versions created and the model dropped (migrations 0008 and 0009 on the cloud). */
+const RETIRED_INDEXES = ['idx_tasks_status_run_after', 'idx_workflow_metrics_name'];
 
 /** Create missing edge tables and indexes; returns the names of the tables it created. */
 export async function ensureEdgeSchema(store: Store): Promise<string[]> {
