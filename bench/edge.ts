@@ -24,8 +24,8 @@
  *   left — the five deferred ≈ 0.03 ms each, the other statements ≈ 0.4 ms), the WASM fraud
  *   rules ≈ 0.3 ms (≈ 0.2 ms on the worker thread, the rest the hop to it), engine and steps
  *   the rest; loopback HTTP adds ≈ 0.5 ms. The p99 (7–9 ms) is not one cause: the slowest
- *   payments are slow in every part at once — a WAL checkpoint inside a commit (≈ 85 WAL
- *   pages per payment, so one in every dozen payments checkpoints; 2–8 ms in about one
+ *   payments are slow in every part at once — a WAL checkpoint inside a commit (≈ 73 WAL
+ *   pages per payment, so one in every 14 payments checkpoints; 2–8 ms in about one
  *   payment in 60), a collection on the main thread, the thread hop (p99 ≈ 1.2 ms).
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a

@@ -34,6 +34,7 @@ import {
   type TransactionOptions,
   type WorkflowMetric,
   type WorkflowRowUpdate,
+  type WorkflowStatus,
 } from '../../runtime/index.js';
 
 /** The data of one workflow's commit. */
@@ -42,7 +43,9 @@ export interface CommitPlan {
   /** A workflow created by this commit (start): inserted instead of updated. */
   created?: NewWorkflow;
   expectedVersion: number;
-  row: Omit<WorkflowRowUpdate, 'id' | 'expectedVersion'>;
+  /** The workflow's status at `expectedVersion` (see {@link WorkflowRowUpdate.statusBefore}). */
+  statusBefore?: WorkflowStatus;
+  row: Omit<WorkflowRowUpdate, 'id' | 'expectedVersion' | 'statusBefore'>;
   audit: AuditEvent[];
   metrics: WorkflowMetric[];
   logs: StepLog[];
@@ -84,7 +87,7 @@ export const isIntermediateStep = (p: CommitPlan) =>
 /** The store's step commit of a {@link isStepOnly} plan. */
 export function toStepCommit(p: CommitPlan): StepCommit {
   return {
-    update: { id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row },
+    update: rowUpdate(p),
     ...(p.created ? { create: p.created } : {}),
     audit: p.audit,
     metrics: p.metrics,
@@ -101,6 +104,14 @@ export function toStepCommit(p: CommitPlan): StepCommit {
         : p.heartbeat,
   };
 }
+
+/** The version-checked row update of a plan that does not create its workflow. */
+const rowUpdate = (p: CommitPlan): WorkflowRowUpdate => ({
+  id: p.workflowId,
+  expectedVersion: p.expectedVersion,
+  ...(p.statusBefore !== undefined && { statusBefore: p.statusBefore }),
+  ...p.row,
+});
 
 /** A plan that changes the workflow row and nothing else yet. */
 export function newPlan(
@@ -150,11 +161,7 @@ export async function writePlans(
     now,
   );
   const updates = plans.filter((p) => !p.created);
-  const updated = await updateWorkflows(
-    tx,
-    updates.map((p) => ({ id: p.workflowId, expectedVersion: p.expectedVersion, ...p.row })),
-    now,
-  );
+  const updated = await updateWorkflows(tx, updates.map(rowUpdate), now);
   const stale = updates.filter((p) => !updated.has(p.workflowId));
   if (stale.length > 0) {
     throw new ConflictError(

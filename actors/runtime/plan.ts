@@ -146,6 +146,8 @@ export function buildTransition(
     },
     heartbeatFor(internals, record.id, running, key, now, current.record.status === 'ACTIVE'),
   );
+  // the live record is the row at its version (it advances with every commit of this drive)
+  plan.statusBefore = record.status;
   if (effects) {
     for (const child of effects.children) {
       const row = childRecord(internals, record, child);
