@@ -7,26 +7,26 @@
  *   device can do at all.
  * - Offline payments: the agent (edge/agent, inline executor, its default step durability
  *   `boundaries`) runs examples/pos/pos_payment.yaml — card check, fraud rules in WASM, two
- *   decisions, approval, receipt: seven commits (the start and six steps), of which two are
- *   flushed to disk before anyone is answered (the start, and the end with its signed SAF
- *   record) and five ride on the next flush — while its cloud is unreachable. The POS is a
+ *   decisions, approval, receipt: seven step commits (the start and six steps) in two
+ *   transactions, both flushed to disk before anyone is answered: the start, and the end with
+ *   its signed SAF record, which also writes the five steps in between (held in memory until
+ *   then, actors/runtime/commitQueue.ts) — while its cloud is unreachable. The POS is a
  *   child process (edge/posClient.ts) posting each payment to the local API over loopback
  *   HTTP, as a terminal's POS application does, so its CPU and garbage stay out of the agent.
  *   Latency one at a time after 200 warm-up payments, in steady state like a terminal that
  *   has been taking payments (`offline_payment_p50_ms`, `offline_payment_p99_ms`; goal p99 ≤
  *   5 ms; the first payments after a start, before the JIT has optimized the hot paths, take
  *   about 1.5× as long) and throughput with `--concurrency` POS clients (`payments_per_s`).
- *   `ratios.payment_commits_vs_raw` is the commits per second the payments achieved over the
- *   raw durable commit rate.
+ *   `ratios.payment_commits_vs_raw` is the step commits per second the payments achieved over
+ *   the raw durable commit rate.
  *   Where one payment's time goes (statement timers around better-sqlite3, 1,000 payments
- *   called in-process, this 2-core machine idle): p50 ≈ 2.4 ms of which SQLite ≈ 1.25 ms
- *   (the two flushed COMMITs ≈ 0.35 ms each — they write every WAL page the deferred ones
- *   left — the five deferred ≈ 0.03 ms each, the other statements ≈ 0.4 ms), the WASM fraud
- *   rules ≈ 0.3 ms (≈ 0.2 ms on the worker thread, the rest the hop to it), engine and steps
- *   the rest; loopback HTTP adds ≈ 0.5 ms. The p99 (7–9 ms) is not one cause: the slowest
- *   payments are slow in every part at once — a WAL checkpoint inside a commit (≈ 73 WAL
- *   pages per payment, so one in every 14 payments checkpoints; 2–8 ms in about one
- *   payment in 60), a collection on the main thread, the thread hop (p99 ≈ 1.2 ms).
+ *   called in-process, on a day when a raw durable commit took 0.2 ms): p50 ≈ 4.5 ms, of
+ *   which SQLite ≈ 1.7 ms (the two COMMITs ≈ 0.6 ms each, the other statements ≈ 0.5 ms);
+ *   the rest is JavaScript spread thin — no function above 3 % of the agent's time: engine
+ *   and XState, the steps, the SAF record (≈ 0.5 ms with its AES-GCM payload and HMAC), the
+ *   hop to the WASM worker thread. Loopback HTTP adds ≈ 1 ms. Each payment writes ≈ 45 WAL
+ *   pages (77 when every step was its own transaction), so one in every 22 payments runs a
+ *   WAL checkpoint inside its commit — with collections on the main thread, the p99.
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a
  *   fresh schema, dropped afterwards), from the first upload to the last acknowledgement
@@ -66,7 +66,7 @@ import { type BenchOptions, type BenchResult, percentile, round } from './harnes
 const FLAGS = ['scale', 'payments', 'concurrency', 'records'];
 const EXAMPLES = fileURLToPath(new URL('../examples/pos/', import.meta.url));
 const POS_CLIENT = fileURLToPath(new URL('./edge/posClient.ts', import.meta.url));
-/** Commits of one offline approval of pos_payment, and how many of them flush (module comment). */
+/** Step commits of one offline approval of pos_payment, and its flushed transactions (module comment). */
 const COMMITS_PER_PAYMENT = 7;
 const FLUSHES_PER_PAYMENT = 2;
 /** Payments before measuring (see the module comment). */
@@ -252,7 +252,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       await adminSql(databaseUrl, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
     result.notes.push(
-      `one offline approval is ${COMMITS_PER_PAYMENT} commits, ${FLUSHES_PER_PAYMENT} of them flushed to disk; at ${round(1000 / raw)} ms per raw durable commit the flushes' floor is about ${round((FLUSHES_PER_PAYMENT * 1000) / raw)} ms`,
+      `one offline approval is ${COMMITS_PER_PAYMENT} step commits in ${FLUSHES_PER_PAYMENT} transactions flushed to disk; at ${round(1000 / raw)} ms per raw durable commit the flushes' floor is about ${round((FLUSHES_PER_PAYMENT * 1000) / raw)} ms`,
       `${payments} payments per measurement, ${concurrency} POS clients for throughput; ${records} records for sync`,
     );
     return result;

@@ -79,7 +79,8 @@ export const isStepOnly = (p: CommitPlan) =>
 /**
  * A plan that continues a running workflow and writes only its own rows: not its creation,
  * not its end or a wait, nothing another process, a timer or the embedder's outbox acts on.
- * Such commits may be flushed with the next one (commitQueue.ts, durability `boundaries`).
+ * Such commits may be held and written with the next one (commitQueue.ts, durability
+ * `boundaries`).
  */
 export const isIntermediateStep = (p: CommitPlan) =>
   !p.created && p.row.status === 'ACTIVE' && isStepOnly(p);

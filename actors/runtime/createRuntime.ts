@@ -103,12 +103,13 @@ export interface RuntimeOptions {
    */
   maxCommitBatch?: number;
   /**
-   * When step commits reach the disk: `every-step` (default) flushes each before it is
-   * acknowledged; `boundaries` flushes a workflow's creation, its end, its waits and every
-   * commit with side rows (SAF record, tasks, timers, children) and lets the intermediate
-   * steps of a running workflow ride on the next flush — a power cut may then repeat them,
-   * a crash of the process never loses them (commitQueue.ts). SQLite only; the edge agent's
-   * choice, where each flush is a disk sync the customer waits for.
+   * When step commits reach the disk: `every-step` (default) writes and flushes each before
+   * it is acknowledged; `boundaries` flushes a workflow's creation, its end, its waits, the
+   * last commit of every drive and every commit with side rows (SAF record, tasks, timers,
+   * children), and holds the intermediate steps of a running workflow to write them in the
+   * same transaction (or after 50 ms) — a crash or a power cut may then repeat them
+   * (commitQueue.ts). SQLite only; the edge agent's choice, where each flush is a disk sync
+   * the customer waits for.
    */
   stepDurability?: StepDurability;
   /**
@@ -424,6 +425,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await Promise.all([...services].map((s) => s.stop()));
       services.clear();
       await drain();
+      await internals.commits.release();
       await stopPulse();
       await internals.executor.close();
       await inference.close();

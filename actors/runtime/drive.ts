@@ -325,11 +325,19 @@ export function driveWorkflow(
 ): Promise<WorkflowRecord> {
   return internals.exclusive(id, async () => {
     internals.driving.add(id);
+    let record: WorkflowRecord;
     try {
-      return await driveLoop(internals, id, request, preloaded);
+      record = await driveLoop(internals, id, request, preloaded);
+    } catch (error) {
+      // what the drive held is still its progress; its own failure is what the caller hears
+      await internals.commits.release(id).catch(() => undefined);
+      throw error;
     } finally {
       internals.driving.delete(id);
     }
+    // the caller is about to see `record`: what it holds is written and flushed first
+    await internals.commits.release(id);
+    return record;
   });
 }
 

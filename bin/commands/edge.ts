@@ -220,7 +220,7 @@ export function registerEdgeCommands(program: Command, io: CliIo): void {
     .addOption(
       new Option(
         '--step-durability <when>',
-        'when step commits reach the disk: every-step, or boundaries (default: start, end with its SAF record, waits; a power cut may repeat the steps in between)',
+        'when step commits reach the disk: every-step, or boundaries (default: start, end with its SAF record, waits; the steps in between are held and written with them, and a crash or power cut may repeat them)',
       ).choices(['every-step', 'boundaries']),
     )
     .option(

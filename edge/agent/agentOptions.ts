@@ -29,7 +29,8 @@ export interface EdgeAgentOptions {
   /**
    * When step commits reach the disk (default `boundaries`: a workflow's start, its end with
    * its SAF record, and its waits are flushed before anyone is answered; the steps in between
-   * ride on the next flush — see the engine's `stepDurability`). `every-step` flushes each.
+   * are held and written with the next of those — see the engine's `stepDurability`).
+   * `every-step` writes and flushes each.
    */
   stepDurability?: StepDurability;
   /**

@@ -1,14 +1,18 @@
 /**
- * Step durability on SQLite: with `boundaries`, the intermediate steps of a running workflow
- * commit with a deferred flush (`synchronous=NORMAL` for that transaction only), while its
- * creation, its end, a wait and every commit with side rows flush before they are
- * acknowledged; `every-step` flushes everything. A deferred commit survives a SIGKILL of the
- * process (what it does not promise to survive is a power cut, which a test cannot cut).
+ * Step durability on SQLite: with `boundaries`, the commits of the intermediate steps of a
+ * running workflow are held and written with the workflow's next commit that flushes (its end,
+ * a wait, side rows), when the drive ends, or after the hold window with a deferred flush
+ * (`synchronous=NORMAL` for that transaction only); its creation flushes on its own.
+ * `every-step` writes and flushes every commit. A SIGKILL (or a power cut, which a test
+ * cannot cut) takes a running workflow back to its last written commit; the steps since run
+ * again.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store, TransactionOptions } from '../../runtime/index.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createCommitQueue } from '../../actors/runtime/commitQueue.js';
+import { newPlan } from '../../actors/runtime/commit.js';
+import { ConflictError, type Store, type TransactionOptions } from '../../runtime/index.js';
 import { definition, engineFor } from '../support/engine.js';
 import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
 
@@ -22,6 +26,23 @@ steps:
   - { name: two, type: STANDARD, function: steps.mark }
   - { name: three, type: STANDARD, function: steps.mark }
   - { name: four, type: STANDARD, function: steps.mark }
+`;
+
+const SLOW_SECOND = `
+workflow_type: slow_second
+automate_next: true
+initial_state: { sleep_ms: 1500 }
+steps:
+  - { name: one, type: STANDARD, function: steps.mark }
+  - { name: two, type: STANDARD, function: steps.slow }
+  - { name: three, type: STANDARD, function: steps.mark }
+`;
+
+const STEPWISE = `
+workflow_type: stepwise
+steps:
+  - { name: one, type: STANDARD, function: steps.mark }
+  - { name: two, type: STANDARD, function: steps.mark }
 `;
 
 const WAITS = `
@@ -83,27 +104,117 @@ describe('step durability on SQLite', () => {
     expect(await store.transaction(() => Promise.resolve(synchronous(store)))).toBe(2);
   });
 
-  it('boundaries: creation and end flush, the steps in between are deferred', async () => {
+  it('boundaries: creation flushes; the steps in between are written with the end, once', async () => {
     const spy = recording(handle.store);
     const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
     const wf = await rt.start(await definition(FLOW));
     expect(wf.status).toBe('COMPLETED');
     expect(wf.state.visited).toEqual(['one', 'two', 'three', 'four']);
-    // start, then steps one to three go on (ACTIVE), step four ends it
-    expect(spy.flushes).toEqual(['durable', 'deferred', 'deferred', 'deferred', 'durable']);
+    // the start, then one transaction with steps one to three (held) and four (the end)
+    expect(spy.flushes).toEqual(['durable', 'durable']);
+    const stored = await rt.get(wf.id);
+    expect(stored.version).toBe(wf.version);
+    expect(stored.state.visited).toEqual(['one', 'two', 'three', 'four']);
+    const audit = await rt.audit(wf.id);
+    expect(audit.filter((a) => a.eventType === 'STEP_EXECUTED').map((a) => a.stepName)).toEqual([
+      'one',
+      'two',
+      'three',
+      'four',
+    ]);
     await rt.close();
   });
 
-  it('boundaries: a wait flushes, and so does the resumed run to its end', async () => {
+  it('boundaries: a wait flushes what was held, and so does the resumed run to its end', async () => {
     const spy = recording(handle.store);
     const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
     const wf = await rt.start(await definition(WAITS));
     expect(wf.status).toBe('WAITING_HUMAN_INPUT');
-    expect(spy.flushes).toEqual(['durable', 'deferred', 'durable']);
+    expect(spy.flushes).toEqual(['durable', 'durable']);
+    expect((await rt.get(wf.id)).state.visited).toEqual(['one']);
     const done = await rt.resume(wf.id, { approved: true, by: 'cashier' });
     expect(done.status).toBe('COMPLETED');
-    expect(spy.flushes.slice(3).at(-1)).toBe('durable');
+    // the answer settles the wait's deadline timer (a side row): nothing of it is held
+    expect(new Set(spy.flushes.slice(2))).toEqual(new Set(['durable']));
     await rt.close();
+  });
+
+  it('boundaries: a drive that ends with its workflow ACTIVE writes and flushes its step before answering', async () => {
+    const spy = recording(handle.store);
+    const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
+    const wf = await rt.start(await definition(STEPWISE));
+    expect(wf.status).toBe('ACTIVE');
+    expect(wf.state.visited).toEqual(['one']);
+    expect(spy.flushes).toEqual(['durable', 'durable']);
+    expect(await rt.get(wf.id)).toMatchObject({ version: wf.version, state: { visited: ['one'] } });
+    await rt.close();
+  });
+
+  it('boundaries: a step that takes long does not keep the steps before it from the database', async () => {
+    const spy = recording(handle.store);
+    const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
+    const running = rt.start(await definition(SLOW_SECOND));
+    // step one's commit is held while step two sleeps, and written when the window ends
+    let id: string | undefined;
+    await vi.waitFor(
+      async () => {
+        const rows = await handle.store.db
+          .selectFrom('workflow_executions')
+          .select(['id', 'state'])
+          .execute();
+        const state = handle.store.codec.parseJson(rows[0]?.state) as { visited?: string[] } | null;
+        expect(state?.visited).toEqual(['one']);
+        id = rows[0]!.id;
+      },
+      { timeout: 1200, interval: 20 },
+    );
+    expect(spy.flushes).toEqual(['durable', 'deferred']);
+    const done = await running;
+    expect(done.id).toBe(id);
+    expect(done.state).toMatchObject({ visited: ['one', 'three'], slept: ['two'] });
+    expect(spy.flushes).toEqual(['durable', 'deferred', 'durable']);
+    await rt.close();
+  });
+
+  it("boundaries: a held commit that cannot be written fails the workflow's next commit", async () => {
+    const rt = engineFor(handle);
+    const wf = await rt.start(await definition(FLOW), {}, { run: false });
+    await rt.close();
+    const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10);
+    const step = (version: number, name: string) =>
+      newPlan(
+        wf.id,
+        version,
+        {
+          status: 'ACTIVE',
+          currentStepIndex: version,
+          currentStep: name,
+          state: { visited: [name] },
+          actorSnapshot: {},
+        },
+        'keep',
+      );
+    // held: acknowledged at once with the version it will have
+    expect(await queue.commit(step(wf.version, 'one'), new Date())).toBe(wf.version + 1);
+    // someone else writes the row meanwhile; the held commit is written after 10 ms and conflicts
+    await handle.store.db
+      .updateTable('workflow_executions')
+      .set({ version: wf.version + 5 })
+      .where('id', '=', wf.id)
+      .execute();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(queue.commit(step(wf.version + 1, 'two'), new Date())).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    // reported once: the next commit is judged on its own (it is held again)
+    expect(await queue.commit(step(wf.version + 5, 'three'), new Date())).toBe(wf.version + 6);
+    await queue.release(wf.id);
+    const row = await handle.store.db
+      .selectFrom('workflow_executions')
+      .select(['version', 'current_step'])
+      .where('id', '=', wf.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ version: wf.version + 6, current_step: 'three' });
   });
 
   it('every-step (the default) flushes every commit', async () => {
@@ -115,7 +226,7 @@ describe('step durability on SQLite', () => {
     await rt.close();
   });
 
-  it('a deferred step commit survives a SIGKILL of the process', async () => {
+  it('a SIGKILL loses the held steps of a running workflow, and they run again', async () => {
     const rt = engineFor(handle);
     const wf = await rt.start(await definition(FLOW), {}, { run: false });
     const worker = fileURLToPath(new URL('../support/crashWorker.ts', import.meta.url));
@@ -128,12 +239,32 @@ describe('step durability on SQLite', () => {
       );
     });
     expect(signal).toBe('SIGKILL');
-    // steps one to three committed deferred, and the process died right after three's commit
+    // steps one to three were acknowledged (held) and the process died right after three's
     const after = await rt.get(wf.id);
-    expect(after.state.visited).toEqual(['one', 'two', 'three']);
+    expect(after.version).toBe(wf.version);
+    expect(after.state.visited).toBeUndefined();
     expect(after.status).toBe('ACTIVE');
     const done = await rt.runUntilSettled(wf.id);
     expect(done.state.visited).toEqual(['one', 'two', 'three', 'four']);
+    await rt.close();
+  });
+
+  it('every-step: a step commit survives a SIGKILL of the process', async () => {
+    const rt = engineFor(handle);
+    const wf = await rt.start(await definition(FLOW), {}, { run: false });
+    const worker = fileURLToPath(new URL('../support/crashWorker.ts', import.meta.url));
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', worker, handle.location, wf.id, 'after-commit', 'three'],
+        { timeout: 60_000 },
+        (error) => resolve((error as { signal?: NodeJS.Signals } | null)?.signal ?? null),
+      );
+    });
+    expect(signal).toBe('SIGKILL');
+    const after = await rt.get(wf.id);
+    expect(after.state.visited).toEqual(['one', 'two', 'three']);
+    expect(after.status).toBe('ACTIVE');
     await rt.close();
   });
 });
