@@ -24,7 +24,7 @@ import {
   findClearPan,
   MAX_SAF_RECORD_BYTES,
   safRecordSchema,
-  signTransactionRecord,
+  signSigningText,
   type JsonObject,
   type SafRecord,
 } from '../../runtime/index.js';
@@ -123,14 +123,16 @@ export function buildSafRecord(source: SafRecordSource, ctx: SafRecordContext): 
     created_at: source.createdAt.toISOString(),
     completed_at: ctx.completedAt.toISOString(),
   };
-  const bytes = Buffer.byteLength(canonicalJson(unsigned));
+  // `unsigned` has no signature member: its canonical JSON is the signing text
+  const text = canonicalJson(unsigned);
+  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_SAF_RECORD_BYTES)
     throw new SafError(
       'SAF_RECORD_TOO_LARGE',
       `the record of workflow ${source.workflowId} is ${bytes} bytes of canonical JSON; the cloud takes at most ${MAX_SAF_RECORD_BYTES}`,
       { details: { bytes, limit: MAX_SAF_RECORD_BYTES } },
     );
-  const signed = { ...unsigned, signature: signTransactionRecord(ctx.deviceSecret, unsigned) };
+  const signed = { ...unsigned, signature: signSigningText(ctx.deviceSecret, text) };
   const parsed = safRecordSchema.safeParse(signed);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message }));

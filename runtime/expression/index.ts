@@ -62,11 +62,23 @@ export {
 } from './path.js';
 export { isTruthy } from './values.js';
 
+/** Parsed expressions by source text: a definition's few conditions are parsed once, not per run. */
+const parsed = new Map<string, Expression>();
+/** Most sources kept; past it the cache starts over (sources come from definitions). */
+const MAX_PARSED = 1000;
+
 /**
- * Parse `source` once and return a function that evaluates it against any scope.
- * Throws {@link ExpressionSyntaxError} immediately when `source` does not parse.
+ * Parse `source` (once per process for a given text: trees are never changed by evaluation)
+ * and return a function that evaluates it against any scope. Throws
+ * {@link ExpressionSyntaxError} immediately when `source` does not parse.
  */
 export function compileExpression(source: string): (scope: ExpressionScope) => unknown {
-  const expr: Expression = parseExpression(source);
-  return (scope) => evaluateExpression(expr, scope);
+  let expr = parsed.get(source);
+  if (expr === undefined) {
+    expr = parseExpression(source);
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(source, expr);
+  }
+  const tree = expr;
+  return (scope) => evaluateExpression(tree, scope);
 }

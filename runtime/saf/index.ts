@@ -12,6 +12,7 @@ export {
 } from './record.js';
 export {
   recordSigningText,
+  signSigningText,
   signTransactionRecord,
   verifySigningText,
   verifyTransactionRecord,

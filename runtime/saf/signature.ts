@@ -21,7 +21,12 @@ export function recordSigningText(record: Record<string, unknown>): string {
 
 /** The signature of `record` (its own `signature` member is ignored) under `secret`. */
 export function signTransactionRecord(secret: string, record: Record<string, unknown>): string {
-  return createHmac('sha256', secret).update(recordSigningText(record), 'utf8').digest('base64url');
+  return signSigningText(secret, recordSigningText(record));
+}
+
+/** The signature of a record whose {@link recordSigningText} the caller already has. */
+export function signSigningText(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text, 'utf8').digest('base64url');
 }
 
 /**

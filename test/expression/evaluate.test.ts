@@ -311,6 +311,21 @@ describe('compileExpression', () => {
 
   it('reports syntax errors at compile time', () => {
     expect(() => compileExpression('a ==')).toThrow(/expected an expression at column 5/);
+    // a source that failed is not remembered as anything
+    expect(() => compileExpression('a ==')).toThrow(/expected an expression at column 5/);
+  });
+
+  it('compiles the same source again to the same meaning (parsed trees are shared)', () => {
+    const first = compileExpression(`amount > limit and tier in ['gold', 'silver']`);
+    const again = compileExpression(`amount > limit and tier in ['gold', 'silver']`);
+    const scope = (amount: number, tier: string) => ({ state: { amount, limit: 50, tier } });
+    expect(first(scope(60, 'gold'))).toBe(true);
+    expect(again(scope(60, 'bronze'))).toBe(false);
+    expect(again(scope(40, 'gold'))).toBe(false);
+    expect(first(scope(51, 'silver'))).toBe(true);
+    // another text is another expression, even when it differs only in a literal
+    expect(compileExpression(`amount > 70`)(scope(60, 'gold'))).toBe(false);
+    expect(compileExpression(`amount > 50`)(scope(60, 'gold'))).toBe(true);
   });
 
   it('does not mutate the scope', () => {
