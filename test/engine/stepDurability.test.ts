@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createCommitQueue } from '../../actors/runtime/commitQueue.js';
+import { createCommitQueue, type StepDurability } from '../../actors/runtime/commitQueue.js';
 import { newPlan } from '../../actors/runtime/commit.js';
 import { ConflictError, type Store, type TransactionOptions } from '../../runtime/index.js';
 import { definition, engineFor } from '../support/engine.js';
@@ -67,6 +67,25 @@ function recording(store: Store): { store: Store; flushes: string[] } {
       },
     },
   };
+}
+
+/** Run workflow `id` of `location` in a child process that SIGKILLs itself after `step`'s commit. */
+function killedAfterCommit(
+  location: string,
+  step: string,
+  id: string,
+  durability?: StepDurability,
+): Promise<NodeJS.Signals | null> {
+  const worker = fileURLToPath(new URL('../support/crashWorker.ts', import.meta.url));
+  const args = ['--import', 'tsx', worker, location, id, 'after-commit', step];
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      durability ? [...args, durability] : args,
+      { timeout: 60_000 },
+      (error) => resolve((error as { signal?: NodeJS.Signals } | null)?.signal ?? null),
+    );
+  });
 }
 
 const synchronous = (store: Store) =>
@@ -229,16 +248,7 @@ describe('step durability on SQLite', () => {
   it('a SIGKILL loses the held steps of a running workflow, and they run again', async () => {
     const rt = engineFor(handle);
     const wf = await rt.start(await definition(FLOW), {}, { run: false });
-    const worker = fileURLToPath(new URL('../support/crashWorker.ts', import.meta.url));
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', worker, handle.location, wf.id, 'after-commit', 'three', 'boundaries'],
-        { timeout: 60_000 },
-        (error) => resolve((error as { signal?: NodeJS.Signals } | null)?.signal ?? null),
-      );
-    });
-    expect(signal).toBe('SIGKILL');
+    expect(await killedAfterCommit(handle.location, 'three', wf.id, 'boundaries')).toBe('SIGKILL');
     // steps one to three were acknowledged (held) and the process died right after three's
     const after = await rt.get(wf.id);
     expect(after.version).toBe(wf.version);
@@ -252,16 +262,7 @@ describe('step durability on SQLite', () => {
   it('every-step: a step commit survives a SIGKILL of the process', async () => {
     const rt = engineFor(handle);
     const wf = await rt.start(await definition(FLOW), {}, { run: false });
-    const worker = fileURLToPath(new URL('../support/crashWorker.ts', import.meta.url));
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', worker, handle.location, wf.id, 'after-commit', 'three'],
-        { timeout: 60_000 },
-        (error) => resolve((error as { signal?: NodeJS.Signals } | null)?.signal ?? null),
-      );
-    });
-    expect(signal).toBe('SIGKILL');
+    expect(await killedAfterCommit(handle.location, 'three', wf.id)).toBe('SIGKILL');
     const after = await rt.get(wf.id);
     expect(after.state.visited).toEqual(['one', 'two', 'three']);
     expect(after.status).toBe('ACTIVE');
