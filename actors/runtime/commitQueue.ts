@@ -11,8 +11,8 @@
  * Durability `boundaries` (the edge agent's): the commit of an intermediate step of a running
  * workflow ({@link isIntermediateStep}) is held rather than written, and acknowledged at once.
  * Held commits are written in the transaction of the workflow's next commit that is not such
- * a step, when the drive that made them ends ({@link CommitQueue.release}, flushed), or once
- * they have been held `holdMs` (a step that takes long: with a deferred flush). A workflow's
+ * a step, when the drive that made them ends ({@link CommitQueue.release}), or once they have
+ * been held `holdMs` (a step that takes long), flushed in the last two cases. A workflow's
  * creation, its end, a wait, and every commit with an outbox, tasks, timers or children flush
  * before they are acknowledged, together with what its workflow held. A crash of the process
  * or a power cut can then take a running workflow back to its last written commit, and the
@@ -96,9 +96,11 @@ export function createCommitQueue(
   // held commits by workflow, in order, and the first failure of each workflow's written ones
   const held = new Map<string, Pending[]>();
   const failed = new Map<string, Error>();
+  // held commits queued and not yet written, by workflow
+  const writing = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
 
-  /** Queue what `workflowId` holds; resolves when it is written (rejects as its first failure). */
+  /** Queue what `workflowId` holds; resolves once written (a failure is kept for its next commit). */
   const writeHeld = (workflowId: string, flush: boolean): Promise<void> => {
     const list = held.get(workflowId);
     if (!list) return Promise.resolve();
@@ -121,7 +123,12 @@ export function createCommitQueue(
           });
         }),
     );
-    return Promise.all(written).then(() => undefined);
+    const all = Promise.all([writing.get(workflowId), ...written]).then(() => undefined);
+    writing.set(workflowId, all);
+    void all.then(() => {
+      if (writing.get(workflowId) === all) writing.delete(workflowId);
+    });
+    return all;
   };
 
   /** The failure of a written held commit of `workflowId`, now reported (once). */
@@ -137,8 +144,9 @@ export function createCommitQueue(
     else held.set(p.plan.workflowId, [p]);
     p.resolve(p.plan.expectedVersion + 1);
     if (held.size === 1 && list === undefined) {
+      // flushed: a drive may answer right after, and the answer must not wait for another flush
       timer = setTimeout(() => {
-        for (const id of [...held.keys()]) void writeHeld(id, false);
+        for (const id of [...held.keys()]) void writeHeld(id, true);
       }, holdMs);
       timer.unref();
     }
@@ -165,7 +173,8 @@ export function createCommitQueue(
 
     async release(workflowId) {
       const ids = workflowId === undefined ? [...held.keys()] : [workflowId];
-      await Promise.all(ids.map((id) => writeHeld(id, true)));
+      // also what the window sent on its way and is not written yet
+      await Promise.all(ids.map((id) => writeHeld(id, true).then(() => writing.get(id))));
       for (const id of ids) {
         const failure = takeFailure(id);
         if (failure !== undefined) throw failure;

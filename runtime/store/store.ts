@@ -35,8 +35,8 @@ export interface TransactionOptions {
    * of the same store on, which flushes it too (SQLite: the transaction commits with
    * `synchronous=NORMAL`, and WAL frames reach the disk in order, so the next `FULL`
    * commit's flush covers it). For work that may be lost with the power as long as what
-   * follows it is not: a running workflow's intermediate steps held past their window
-   * (DESIGN §3.8; actors/runtime/commitQueue.ts). PostgreSQL
+   * follows it is not: a running workflow's intermediate steps written ahead of the
+   * commit that flushes them (DESIGN §3.8; actors/runtime/commitQueue.ts). PostgreSQL
    * and PGlite ignore it: their durability is the server's.
    */
   flush?: 'durable' | 'deferred';

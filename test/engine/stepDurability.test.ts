@@ -187,11 +187,11 @@ describe('step durability on SQLite', () => {
       },
       { timeout: 1200, interval: 20 },
     );
-    expect(spy.flushes).toEqual(['durable', 'deferred']);
+    expect(spy.flushes).toEqual(['durable', 'durable']);
     const done = await running;
     expect(done.id).toBe(id);
     expect(done.state).toMatchObject({ visited: ['one', 'three'], slept: ['two'] });
-    expect(spy.flushes).toEqual(['durable', 'deferred', 'durable']);
+    expect(spy.flushes).toEqual(['durable', 'durable', 'durable']);
     await rt.close();
   });
 
@@ -234,6 +234,35 @@ describe('step durability on SQLite', () => {
       .where('id', '=', wf.id)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ version: wf.version + 6, current_step: 'three' });
+  });
+
+  it("boundaries: a drive ending while the window's write of its steps is under way waits for that write", async () => {
+    const rt = engineFor(handle);
+    const wf = await rt.start(await definition(FLOW), {}, { run: false });
+    await rt.close();
+    let written = 0;
+    const slow: Store = {
+      ...handle.store,
+      transaction: async (fn, options) => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        const result = await handle.store.transaction(fn, options);
+        written++;
+        return result;
+      },
+    };
+    const queue = createCommitQueue(slow, 64, 1, 'boundaries', 10);
+    const plan = newPlan(
+      wf.id,
+      wf.version,
+      { status: 'ACTIVE', currentStepIndex: 1, currentStep: 'one', state: {}, actorSnapshot: {} },
+      'keep',
+    );
+    await queue.commit(plan, new Date());
+    // the window has sent the held commit on its way; its transaction is still running
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(written).toBe(0);
+    await queue.release(wf.id);
+    expect(written).toBe(1);
   });
 
   it('every-step (the default) flushes every commit', async () => {
