@@ -172,7 +172,8 @@ export function createCommitQueue(
     },
 
     async release(workflowId) {
-      const ids = workflowId === undefined ? [...held.keys()] : [workflowId];
+      const ids =
+        workflowId === undefined ? [...new Set([...held.keys(), ...writing.keys()])] : [workflowId];
       // also what the window sent on its way and is not written yet
       await Promise.all(ids.map((id) => writeHeld(id, true).then(() => writing.get(id))));
       for (const id of ids) {

@@ -263,6 +263,12 @@ describe('step durability on SQLite', () => {
     expect(written).toBe(0);
     await queue.release(wf.id);
     expect(written).toBe(1);
+    // and so does releasing everything (the runtime's close)
+    await queue.commit({ ...plan, expectedVersion: wf.version + 1 }, new Date());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(written).toBe(1);
+    await queue.release();
+    expect(written).toBe(2);
   });
 
   it('every-step (the default) flushes every commit', async () => {
