@@ -88,6 +88,21 @@ function killedAfterCommit(
   });
 }
 
+/** The commit of an intermediate step `name` of workflow `id` at `version`. */
+const stepPlan = (id: string, version: number, name: string) =>
+  newPlan(
+    id,
+    version,
+    {
+      status: 'ACTIVE',
+      currentStepIndex: version,
+      currentStep: name,
+      state: { visited: [name] },
+      actorSnapshot: {},
+    },
+    'keep',
+  );
+
 const synchronous = (store: Store) =>
   store.driver.dialect === 'sqlite'
     ? store.driver.database.pragma('synchronous', { simple: true })
@@ -98,6 +113,21 @@ describe('step durability on SQLite', () => {
   beforeEach(async () => {
     handle = await openWithSchema(sqlite);
   });
+  /** A runtime with `boundaries` over the test store, its transactions' flushes recorded. */
+  const boundaries = () => {
+    const spy = recording(handle.store);
+    return {
+      spy,
+      rt: engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' }),
+    };
+  };
+  /** A FLOW workflow, created and not run (the runtime that created it is closed). */
+  const createdFlow = async () => {
+    const rt = engineFor(handle);
+    const wf = await rt.start(await definition(FLOW), {}, { run: false });
+    await rt.close();
+    return wf;
+  };
   afterEach(async () => {
     await handle.close();
   });
@@ -124,8 +154,7 @@ describe('step durability on SQLite', () => {
   });
 
   it('boundaries: creation flushes; the steps in between are written with the end, once', async () => {
-    const spy = recording(handle.store);
-    const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
+    const { spy, rt } = boundaries();
     const wf = await rt.start(await definition(FLOW));
     expect(wf.status).toBe('COMPLETED');
     expect(wf.state.visited).toEqual(['one', 'two', 'three', 'four']);
@@ -145,8 +174,7 @@ describe('step durability on SQLite', () => {
   });
 
   it('boundaries: a wait flushes what was held, and so does the resumed run to its end', async () => {
-    const spy = recording(handle.store);
-    const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
+    const { spy, rt } = boundaries();
     const wf = await rt.start(await definition(WAITS));
     expect(wf.status).toBe('WAITING_HUMAN_INPUT');
     expect(spy.flushes).toEqual(['durable', 'durable']);
@@ -159,8 +187,7 @@ describe('step durability on SQLite', () => {
   });
 
   it('boundaries: a drive that ends with its workflow ACTIVE writes and flushes its step before answering', async () => {
-    const spy = recording(handle.store);
-    const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
+    const { spy, rt } = boundaries();
     const wf = await rt.start(await definition(STEPWISE));
     expect(wf.status).toBe('ACTIVE');
     expect(wf.state.visited).toEqual(['one']);
@@ -170,8 +197,7 @@ describe('step durability on SQLite', () => {
   });
 
   it('boundaries: a step that takes long does not keep the steps before it from the database', async () => {
-    const spy = recording(handle.store);
-    const rt = engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' });
+    const { spy, rt } = boundaries();
     const running = rt.start(await definition(SLOW_SECOND));
     // step one's commit is held while step two sleeps, and written when the window ends
     let id: string | undefined;
@@ -196,23 +222,9 @@ describe('step durability on SQLite', () => {
   });
 
   it("boundaries: a held commit that cannot be written fails the workflow's next commit", async () => {
-    const rt = engineFor(handle);
-    const wf = await rt.start(await definition(FLOW), {}, { run: false });
-    await rt.close();
+    const wf = await createdFlow();
     const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10);
-    const step = (version: number, name: string) =>
-      newPlan(
-        wf.id,
-        version,
-        {
-          status: 'ACTIVE',
-          currentStepIndex: version,
-          currentStep: name,
-          state: { visited: [name] },
-          actorSnapshot: {},
-        },
-        'keep',
-      );
+    const step = (version: number, name: string) => stepPlan(wf.id, version, name);
     // held: acknowledged at once with the version it will have
     expect(await queue.commit(step(wf.version, 'one'), new Date())).toBe(wf.version + 1);
     // someone else writes the row meanwhile; the held commit is written after 10 ms and conflicts
@@ -237,9 +249,7 @@ describe('step durability on SQLite', () => {
   });
 
   it("boundaries: a drive ending while the window's write of its steps is under way waits for that write", async () => {
-    const rt = engineFor(handle);
-    const wf = await rt.start(await definition(FLOW), {}, { run: false });
-    await rt.close();
+    const wf = await createdFlow();
     let written = 0;
     const slow: Store = {
       ...handle.store,
@@ -251,12 +261,7 @@ describe('step durability on SQLite', () => {
       },
     };
     const queue = createCommitQueue(slow, 64, 1, 'boundaries', 10);
-    const plan = newPlan(
-      wf.id,
-      wf.version,
-      { status: 'ACTIVE', currentStepIndex: 1, currentStep: 'one', state: {}, actorSnapshot: {} },
-      'keep',
-    );
+    const plan = stepPlan(wf.id, wf.version, 'one');
     await queue.commit(plan, new Date());
     // the window has sent the held commit on its way; its transaction is still running
     await new Promise((resolve) => setTimeout(resolve, 50));
