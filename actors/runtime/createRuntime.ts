@@ -384,7 +384,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         record,
         chart: describeStatechart(live.compiled),
         position: workflowPosition(live),
-        visits: workflowContext(live).visits,
+        // a copy: restored snapshots are shared between workflows (workflow/snapshot.ts)
+        visits: { ...workflowContext(live).visits },
       };
     },
 

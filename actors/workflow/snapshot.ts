@@ -3,6 +3,15 @@
  * A persisted snapshot carries the machine id and the definition hash; restoring one that
  * does not fit its workflow's definition is a clear SNAPSHOT_INVALID error on that workflow,
  * never a crash of the process.
+ *
+ * Restores and transitions are memoized. A workflow machine only assigns (no history states,
+ * delays, spawned actors or side effects) and its guards read only its context and the event,
+ * so a restored snapshot is a function of its value and context, and the next one a function
+ * of those and the event: equal JSON, equal result. Snapshots are immutable, so one object
+ * serves every workflow at the same position with the same bookkeeping — the common case, as
+ * thousands of workflows of one type walk the same steps. A hit costs one JSON.stringify of a
+ * small object instead of XState resolving state nodes (a restore) or computing a microstep
+ * after checking the event is accepted (a transition).
  */
 import type { AnyMachineSnapshot, StateValue } from 'xstate';
 import { pureTransition } from '../pureTransition.js';
@@ -30,18 +39,57 @@ export function initialWorkflowSnapshot(compiled: CompiledWorkflow): WorkflowSna
   return { compiled, snapshot: compiled.initialSnapshot() };
 }
 
+/** Most restores and transitions remembered, for all machines together; past it, the oldest go. */
+const MAX_MEMO = 4096;
+
+/** Remembered snapshots by key (see {@link memoKey}), with the machine each belongs to. */
+const memo = new Map<string, { compiled: CompiledWorkflow; snapshot: AnyMachineSnapshot }>();
+
+/** The JSON of each memoized or restored snapshot's value and context (its identity in the memo). */
+const contentKeys = new WeakMap<AnyMachineSnapshot, string>();
+
+function contentKey(snapshot: AnyMachineSnapshot): string {
+  let key = contentKeys.get(snapshot);
+  if (key === undefined) {
+    key = JSON.stringify([snapshot.value, snapshot.context]);
+    contentKeys.set(snapshot, key);
+  }
+  return key;
+}
+
+/** The key of a restore (`event` undefined) or of a transition from the snapshot of `content`. */
+const memoKey = (compiled: CompiledWorkflow, content: string, event?: WorkflowEvent) =>
+  `${compiled.hash}\n${content}\n${event === undefined ? '' : JSON.stringify(event)}`;
+
+function recall(compiled: CompiledWorkflow, key: string): AnyMachineSnapshot | undefined {
+  const hit = memo.get(key);
+  // a definition evicted from a runtime's cache and compiled again is another machine
+  return hit?.compiled === compiled ? hit.snapshot : undefined;
+}
+
+function remember(compiled: CompiledWorkflow, key: string, snapshot: AnyMachineSnapshot): void {
+  if (memo.size >= MAX_MEMO) memo.delete(memo.keys().next().value!);
+  memo.set(key, { compiled, snapshot });
+}
+
 /** Apply `event`; an event the current state does not accept is a programming error. */
 export function nextWorkflowSnapshot(
   current: WorkflowSnapshot,
   event: WorkflowEvent,
 ): WorkflowSnapshot {
-  if (!current.snapshot.can(event)) {
-    throw new Error(
-      `workflow machine in state ${JSON.stringify(current.snapshot.value)} does not accept ${event.type}`,
-    );
+  const { compiled } = current;
+  const key = memoKey(compiled, contentKey(current.snapshot), event);
+  let snapshot = recall(compiled, key);
+  if (snapshot === undefined) {
+    if (!current.snapshot.can(event)) {
+      throw new Error(
+        `workflow machine in state ${JSON.stringify(current.snapshot.value)} does not accept ${event.type}`,
+      );
+    }
+    snapshot = pureTransition(compiled.machine, current.snapshot, event);
+    remember(compiled, key, snapshot);
   }
-  const snapshot = pureTransition(current.compiled.machine, current.snapshot, event);
-  return { compiled: current.compiled, snapshot };
+  return { compiled, snapshot };
 }
 
 /** The JSON form to store. */
@@ -75,11 +123,17 @@ export function restoreWorkflowSnapshot(
     throw invalid(
       `it was taken with definition ${String(p.definitionHash)}, the workflow's snapshot definition is ${compiled.hash}`,
     );
+  const content = JSON.stringify([p.value, p.context]);
+  const key = memoKey(compiled, content);
+  const known = recall(compiled, key);
+  if (known) return { compiled, snapshot: known };
   try {
     const snapshot = compiled.machine.resolveState({
       value: p.value,
       context: p.context,
     }) as AnyMachineSnapshot;
+    contentKeys.set(snapshot, content);
+    remember(compiled, key, snapshot);
     return { compiled, snapshot };
   } catch (error) {
     throw invalid(`its state ${JSON.stringify(p.value)} does not exist in the machine`, error);

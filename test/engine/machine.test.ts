@@ -1,5 +1,6 @@
 /** The compiled machine: its shape, and persist → restore → continue for every state. */
 import { describe, expect, it } from 'vitest';
+import { transition, type AnyMachineSnapshot } from 'xstate';
 import {
   compileWorkflowMachine,
   initialWorkflowSnapshot,
@@ -9,6 +10,7 @@ import {
   wfEvents,
   workflowPosition,
   workflowStatus,
+  type WorkflowEvent,
 } from '../../actors/index.js';
 import { definition } from '../support/engine.js';
 
@@ -107,5 +109,83 @@ describe('workflow machine', () => {
     const b = compileWorkflowMachine(await definition(DEF.replace('steps.classify', 'steps.noop')));
     const persisted = persistWorkflowSnapshot(initialWorkflowSnapshot(a));
     expect(() => restoreWorkflowSnapshot(b, persisted, 'wf-2')).toThrow(/SNAPSHOT|definition/);
+  });
+
+  describe('memoized restores and transitions', () => {
+    /** The events of one run through DEF: the high route, then a failure that compensates. */
+    const run: WorkflowEvent[] = [
+      wfEvents.stepCompleted('start here', 'steps.noop'),
+      wfEvents.stepJumped('decide', 'high'),
+      wfEvents.stepFailed('high', { code: 'X', message: 'boom', step: 'high' }),
+      wfEvents.compensationRecorded(),
+      wfEvents.compensated(),
+    ];
+    const plain = (s: AnyMachineSnapshot): unknown => ({
+      value: s.value as unknown,
+      context: s.context as unknown,
+    });
+
+    it('gives the result XState computes, from the memo as from a first computation', async () => {
+      const compiled = compileWorkflowMachine(await definition(DEF));
+      const expected: unknown[] = [];
+      // XState's own transition, which builds an actor per call and knows nothing of the memo
+      let fresh = compiled.initialSnapshot();
+      for (const event of run) {
+        [fresh] = transition(compiled.machine, fresh, event);
+        expected.push(plain(fresh));
+      }
+      for (let pass = 0; pass < 2; pass++) {
+        let s = initialWorkflowSnapshot(compiled);
+        run.forEach((event, i) => {
+          s = nextWorkflowSnapshot(s, event);
+          expect(plain(s.snapshot)).toEqual(expected[i]);
+        });
+        expect(workflowStatus(s)).toBe('FAILED_ROLLED_BACK');
+      }
+    });
+
+    it('shares one snapshot between equal positions and keeps different ones apart', async () => {
+      const compiled = compileWorkflowMachine(await definition(DEF));
+      const a = nextWorkflowSnapshot(
+        initialWorkflowSnapshot(compiled),
+        wfEvents.stepCompleted('start here', 'steps.noop'),
+      );
+      const again = nextWorkflowSnapshot(
+        initialWorkflowSnapshot(compiled),
+        wfEvents.stepCompleted('start here', 'steps.noop'),
+      );
+      expect(again.snapshot).toBe(a.snapshot);
+      // no compensation registered: another context, another snapshot
+      const other = nextWorkflowSnapshot(
+        initialWorkflowSnapshot(compiled),
+        wfEvents.stepCompleted('start here'),
+      );
+      expect(other.snapshot).not.toBe(a.snapshot);
+      expect((other.snapshot.context as { saga: unknown[] }).saga).toEqual([]);
+      expect((a.snapshot.context as { saga: unknown[] }).saga).toHaveLength(1);
+
+      const persisted = () => JSON.parse(JSON.stringify(persistWorkflowSnapshot(a))) as unknown;
+      const r1 = restoreWorkflowSnapshot(compiled, persisted(), 'wf-1');
+      const r2 = restoreWorkflowSnapshot(compiled, persisted(), 'wf-2');
+      expect(r2.snapshot).toBe(r1.snapshot);
+      expect(plain(r1.snapshot)).toEqual(plain(a.snapshot));
+      // an event the state does not accept is refused though that state has memoized others
+      expect(() => nextWorkflowSnapshot(r1, wfEvents.humanResumed())).toThrow(/does not accept/);
+    });
+
+    it('never serves one compiled machine the snapshot of another', async () => {
+      const first = compileWorkflowMachine(await definition(DEF));
+      const second = compileWorkflowMachine(await definition(DEF));
+      expect(second.hash).toBe(first.hash);
+      const event = wfEvents.stepCompleted('start here', 'steps.noop');
+      const a = nextWorkflowSnapshot(initialWorkflowSnapshot(first), event);
+      const b = nextWorkflowSnapshot(initialWorkflowSnapshot(second), event);
+      expect(b.snapshot).not.toBe(a.snapshot);
+      expect(b.snapshot.machine).toBe(second.machine);
+      const persisted = JSON.parse(JSON.stringify(persistWorkflowSnapshot(a))) as unknown;
+      expect(restoreWorkflowSnapshot(second, persisted, 'wf-3').snapshot.machine).toBe(
+        second.machine,
+      );
+    });
   });
 });
