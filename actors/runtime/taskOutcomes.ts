@@ -286,10 +286,18 @@ function prepareDirect(
 ): { completion: TaskCompletion; after?: After } | undefined {
   const { task, outcome } = f;
   if (outcome.finish.status === 'RETRY') return { completion: outcome };
-  if (!task.workflow || internals.onSettled) return undefined;
+  const { workflow } = task;
+  if (!workflow || internals.onSettled) return undefined;
+  // the claim leaves the definition out: a machine not compiled here yet is compiled by the
+  // general way, from the row it reads
+  if (
+    workflow.definitionSnapshot === null &&
+    !(workflow.definitionHash && internals.compiled.has(workflow.definitionHash))
+  )
+    return undefined;
   let current: LiveWorkflow;
   try {
-    current = restoreLive(internals, task.workflow);
+    current = restoreLive(internals, workflow);
   } catch {
     return undefined; // the general way reports it
   }

@@ -37,6 +37,7 @@ async function workflowWithTasks(store: Store, names: readonly string[], group =
     workflowType: 'queue_test',
     status: 'PENDING_ASYNC',
     state: { n: 1 },
+    definitionSnapshot: { workflow_type: 'queue_test', steps: [] },
   });
   const ids = names.map(() => randomUUID());
   await insertTasks(
@@ -133,9 +134,11 @@ for (const dialect of DIALECTS) {
         { id: ids[1], workflowId, functionPath: 'steps.b', taskIndex: 1, maxAttempts: 3 },
       ]);
       expect(claimed[0]!.state).toEqual({ n: 1 });
-      // PostgreSQL and PGlite return the workflow row with the claim
-      if (dialect.name !== 'sqlite')
+      // PostgreSQL and PGlite return the workflow row with the claim, all but its definition
+      if (dialect.name !== 'sqlite') {
         expect(claimed[0]!.workflow).toMatchObject({ id: workflowId, version: 0 });
+        expect(claimed[0]!.workflow!.definitionSnapshot).toBeNull();
+      }
       expect(await claim(store, 'worker-b', 5, at(10))).toEqual([]);
     });
 

@@ -22,7 +22,10 @@ export interface ClaimedTask {
   /**
    * The task's workflow as it was at the claim (PostgreSQL and PGlite; SQLite reads it when
    * needed). A completion may prepare the workflow's next commit from it: that commit is
-   * version-checked, so a workflow that changed since is never overwritten.
+   * version-checked, so a workflow that changed since is never overwritten. It comes without
+   * its definition snapshot (`definitionSnapshot` null), which can be many kilobytes per task:
+   * the runtime finds the compiled machine by `definitionHash`, and a worker that has not
+   * compiled it yet records the outcome the general way, which reads the whole row.
    */
   workflow?: WorkflowRecord;
 }
