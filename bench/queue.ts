@@ -5,17 +5,28 @@
  * p50/p99 of an idle worker woken by each system's best mechanism. Ratios are Saffron ÷ the
  * faster peer (throughput: higher is better; latency: lower is better). Throughput is
  * reported in steady state (`tasks_per_s_4w`, `ratios.vs_best_peer`, the goal) and from a
- * cold start (`tasks_per_s_4w_cold`): see queue/measure.ts.
+ * cold start (`tasks_per_s_4w_cold`): see queue/measure.ts. Beside each steady figure, the CPU
+ * milliseconds one task cost the worker processes and the PostgreSQL server
+ * (`cpu_ms_per_task_4w`, split in `worker_…` and `server_…`; queue/cpu.ts), and
+ * `ratios.cpu_per_task_vs_best_peer_4w` (the faster peer's CPU per task ÷ Saffron's). On a
+ * machine whose cores are saturated by the run, throughput is the inverse of CPU per task,
+ * and CPU per task moves far less from run to run than tasks per second.
+ *
+ * Throughput is measured in `--rounds` rounds (3), each running every system once: this
+ * machine's slow spells last seconds, and in rounds they fall on neighbouring measurements of
+ * different systems instead of on one system's only measurement. Figures are medians over the
+ * rounds, and each ratio is the median of the rounds' own ratios.
  *
  *   npm run bench -- queue [--json] [--tasks 10000] [--samples 300] [--rate 12]
  *     [--max-seconds 20] [--concurrency 8] [--processes 1,4] [--systems saffron,graphile]
+ *     [--rounds 3]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type BenchOptions, type BenchResult, round } from './harness.js';
+import { type BenchOptions, type BenchResult, median, round } from './harness.js';
 import {
   latency,
   throughput,
@@ -37,6 +48,7 @@ const FLAGS = [
   'concurrency',
   'processes',
   'systems',
+  'rounds',
 ];
 /** The throughput Saffron should reach, as a multiple of the faster peer's. */
 const GOAL = 1.5;
@@ -49,6 +61,7 @@ interface Settings {
   concurrency: number;
   processes: number[];
   systems: QueueSystem[];
+  rounds: number;
 }
 
 function settingsOf(options: BenchOptions): Settings {
@@ -76,6 +89,7 @@ function settingsOf(options: BenchOptions): Settings {
       return n;
     }),
     systems,
+    rounds: Math.round(number('rounds', 3)),
   };
 }
 
@@ -108,6 +122,9 @@ function keyOf(system: string, name: string): string {
 const throughputName = (processes: number, cold = false) =>
   `tasks_per_s_${processes}w${cold ? '_cold' : ''}`;
 
+/** CPU milliseconds per task (workers and PostgreSQL together) in steady state. */
+const cpuName = (processes: number) => `cpu_ms_per_task_${processes}w`;
+
 /** `mine`'s figure `name` ÷ the best peer figure (`better` picks it), or null when either is missing. */
 function ratio(
   result: BenchResult,
@@ -122,20 +139,22 @@ function ratio(
   return typeof value === 'number' && peers.length > 0 ? round(value / better(...peers)) : null;
 }
 
-async function measureAll(
+/** One round of throughput measurements: every process count, every system, one after another. */
+async function throughputRound(
   bench: QueueBench,
   s: Settings,
-  result: BenchResult,
+  pass: BenchResult,
   progress: (m: string) => void,
 ): Promise<void> {
-  const section = (system: QueueSystem) => (isSaffron(system) ? result.metrics : result.baselines);
+  const section = (system: QueueSystem) => (isSaffron(system) ? pass.metrics : pass.baselines);
   for (const processes of s.processes) {
     for (const system of s.systems) {
       progress(`${system.name}: throughput, ${s.tasks} tasks, ${processes} worker process(es)`);
       const began = performance.now();
       const t = await throughput(bench, system, processes, s.tasks, s.maxSeconds);
+      const cpu = t.steady?.cpuMsPerTask;
       const steady = t.steady
-        ? `${Math.round(t.steady.tasksPerS)} tasks/s steady (${t.steady.tasks} tasks in ${t.steady.seconds.toFixed(2)} s), `
+        ? `${Math.round(t.steady.tasksPerS)} tasks/s steady (${t.steady.tasks} tasks in ${t.steady.seconds.toFixed(2)} s${cpu ? `; CPU per task ${cpu.workers.toFixed(3)} ms workers + ${cpu.server.toFixed(3)} ms PostgreSQL` : ''}), `
         : 'no steady-state figure, ';
       progress(
         `  ${steady}${Math.round(t.cold.tasksPerS)} tasks/s cold (${t.cold.tasks} tasks in ${t.cold.seconds.toFixed(2)} s${t.capped ? ', time cap reached' : ''}; ${elapsed(began)} with set-up)`,
@@ -143,17 +162,102 @@ async function measureAll(
       const figures = section(system);
       if (t.steady)
         figures[keyOf(system.name, throughputName(processes))] = round(t.steady.tasksPerS);
+      if (cpu) {
+        figures[keyOf(system.name, `worker_cpu_ms_per_task_${processes}w`)] = round(cpu.workers);
+        figures[keyOf(system.name, `server_cpu_ms_per_task_${processes}w`)] = round(cpu.server);
+        figures[keyOf(system.name, cpuName(processes))] = round(cpu.workers + cpu.server);
+      }
       figures[keyOf(system.name, throughputName(processes, true))] = round(t.cold.tasksPerS);
       if (t.capped)
-        result.notes.push(
+        pass.notes.push(
           `${system.name} with ${processes} process(es) did not drain ${s.tasks} tasks within ${s.maxSeconds} s: rates over the ${t.cold.tasks} finished`,
         );
       if (!t.steady)
-        result.notes.push(
+        pass.notes.push(
           `${system.name} with ${processes} process(es) did not finish its warm-up share (${WARMUP_SHARE * 100}% of ${s.tasks} tasks) before the time cap: no steady-state figure`,
         );
     }
   }
+}
+
+/** The throughput ratios of one round (Saffron ÷ the faster peer of the same round). */
+function throughputRatios(s: Settings, pass: BenchResult): void {
+  for (const p of s.processes)
+    for (const cold of [false, true])
+      for (const mine of ['saffron', 'saffron_queue_only'])
+        pass.ratios[keyOf(mine, `vs_best_peer_${p}w${cold ? '_cold' : ''}`)] = ratio(
+          pass,
+          mine,
+          throughputName(p, cold),
+          Math.max,
+        );
+  // CPU per task: the faster peer's ÷ Saffron's, so above 1 means Saffron spends less
+  for (const p of s.processes) {
+    const r = ratio(pass, 'saffron', cpuName(p), Math.min);
+    if (typeof r === 'number' && r > 0)
+      pass.ratios[`cpu_per_task_vs_best_peer_${p}w`] = round(1 / r);
+  }
+}
+
+/** Each figure's median over the rounds that have it, into `into`. */
+function medians(
+  rounds: readonly Record<string, number | null>[],
+  into: Record<string, number | null>,
+) {
+  const keys = new Set(rounds.flatMap((r) => Object.keys(r)));
+  for (const key of keys) {
+    const values = rounds.map((r) => r[key]).filter((v): v is number => typeof v === 'number');
+    into[key] = values.length > 0 ? round(median(values)) : null;
+  }
+}
+
+/**
+ * Throughput in `s.rounds` rounds, each measuring every system once, so a slow spell of the
+ * machine falls on neighbouring measurements of different systems rather than on one system's
+ * only one. Figures are medians over the rounds; ratios are medians of each round's own ratio.
+ */
+async function measureThroughput(
+  bench: QueueBench,
+  s: Settings,
+  result: BenchResult,
+  progress: (m: string) => void,
+): Promise<void> {
+  const rounds: BenchResult[] = [];
+  for (let r = 1; r <= s.rounds; r++) {
+    if (s.rounds > 1) progress(`round ${r} of ${s.rounds}`);
+    const pass: BenchResult = { bench: 'queue', metrics: {}, baselines: {}, ratios: {}, notes: [] };
+    await throughputRound(bench, s, pass, progress);
+    throughputRatios(s, pass);
+    rounds.push(pass);
+  }
+  medians(
+    rounds.map((r) => r.metrics),
+    result.metrics,
+  );
+  medians(
+    rounds.map((r) => r.baselines),
+    result.baselines,
+  );
+  medians(
+    rounds.map((r) => r.ratios),
+    result.ratios,
+  );
+  result.notes.push(...new Set(rounds.flatMap((r) => r.notes)));
+  if (s.rounds > 1) {
+    const headline = rounds.map((r) => r.ratios[`vs_best_peer_${s.processes.at(-1)}w`]);
+    result.notes.push(
+      `${s.rounds} rounds; figures are medians, ratios the median of each round's own (steady, ${s.processes.at(-1)} process(es), by round: ${headline.join(', ')})`,
+    );
+  }
+}
+
+async function measureLatency(
+  bench: QueueBench,
+  s: Settings,
+  result: BenchResult,
+  progress: (m: string) => void,
+): Promise<void> {
+  const section = (system: QueueSystem) => (isSaffron(system) ? result.metrics : result.baselines);
   // the queue-only variant differs from saffron in what it enqueues, not in how a worker wakes
   for (const system of s.systems.filter((x) => x.name !== 'saffron_queue_only')) {
     progress(`${system.name}: latency, ${s.samples} samples at ${s.rate}/s, 1 idle worker process`);
@@ -165,26 +269,17 @@ async function measureAll(
     section(system)[keyOf(system.name, 'latency_p50_ms')] = round(l.p50);
     section(system)[keyOf(system.name, 'latency_p99_ms')] = round(l.p99);
   }
-}
-
-function addRatios(s: Settings, result: BenchResult): void {
-  for (const p of s.processes)
-    for (const cold of [false, true])
-      for (const mine of ['saffron', 'saffron_queue_only'])
-        result.ratios[keyOf(mine, `vs_best_peer_${p}w${cold ? '_cold' : ''}`)] = ratio(
-          result,
-          mine,
-          throughputName(p, cold),
-          Math.max,
-        );
-  // the headline ratio of DESIGN.md §8: steady state with 4 worker processes
-  if (s.processes.includes(4)) result.ratios.vs_best_peer = result.ratios.vs_best_peer_4w ?? null;
   for (const q of ['p50', 'p99'])
     result.ratios[`latency_${q}`] = ratio(result, 'saffron', `latency_${q}_ms`, Math.min);
-  const throughputRatios = s.processes.map((p) => result.ratios[`vs_best_peer_${p}w`]);
-  if (throughputRatios.every((r) => typeof r === 'number')) {
-    const met = throughputRatios.every((r) => r >= GOAL);
-    const each = s.processes.map((p, i) => `${p} process(es): ${throughputRatios[i]}×`);
+}
+
+function goalNote(s: Settings, result: BenchResult): void {
+  // the headline ratio of DESIGN.md §8: steady state with 4 worker processes
+  if (s.processes.includes(4)) result.ratios.vs_best_peer = result.ratios.vs_best_peer_4w ?? null;
+  const ratios = s.processes.map((p) => result.ratios[`vs_best_peer_${p}w`]);
+  if (ratios.every((r) => typeof r === 'number')) {
+    const met = ratios.every((r) => r >= GOAL);
+    const each = s.processes.map((p, i) => `${p} process(es): ${ratios[i]}×`);
     result.notes.push(
       `goal: saffron steady-state throughput ≥ ${GOAL}× the faster peer — ${met ? 'met' : 'NOT met'} (${each.join(', ')})`,
     );
@@ -234,8 +329,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       ...s.systems.map((x) => `${x.name}: ${x.describe(s.concurrency)}`),
       'per task Saffron also, in its completion statement (one per batch, which also claims the next tasks): locks the task, appends a TASK_COMPLETED audit row, checks the task is alone in its group, and (saffron) commits the workflow transition prepared from the workflow row the claim returned (workflow row at the expected version, STEP_EXECUTED and WORKFLOW_COMPLETED audit rows, heartbeat); saffron_queue_only records the task the general way (a transaction that locks and reads its group and workflow)',
     );
-    await measureAll(bench, s, result, options.progress);
-    addRatios(s, result);
+    await measureThroughput(bench, s, result, options.progress);
+    await measureLatency(bench, s, result, options.progress);
+    goalNote(s, result);
   } catch (error) {
     // after a signal, the failure is the clean-up pulling the schemas away: the handler exits
     if (signalled) await cleanUp().then(() => new Promise<never>(() => undefined));

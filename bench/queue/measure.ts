@@ -17,6 +17,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile } from '../harness.js';
+import { cpuBetween, readCpu, type CpuReading } from './cpu.js';
 import type { Schemas } from './schemas.js';
 import {
   wallClock,
@@ -51,6 +52,8 @@ export interface Span {
   tasksPerS: number;
   tasks: number;
   seconds: number;
+  /** CPU milliseconds per task finished in the span (steady state, on Linux only). */
+  cpuMsPerTask?: { workers: number; server: number };
 }
 
 /** A latency measurement, in milliseconds. */
@@ -136,20 +139,29 @@ export function throughput(
       const warmedUpAt = tasks - Math.ceil(tasks * WARMUP_SHARE);
       let left = tasks;
       let endAt = goAt;
-      let warm: { at: number; left: number } | undefined;
+      let warm: { at: number; left: number; cpu: CpuReading | undefined } | undefined;
       while (left > 0 && endAt - goAt < maxSeconds * 1000) {
         await sleep(POLL_MS);
         fleet.check();
         left = await queue.unfinished();
         endAt = wallClock();
-        if (!warm && left <= warmedUpAt) warm = { at: endAt, left };
+        if (!warm && left <= warmedUpAt) warm = { at: endAt, left, cpu: readCpu(fleet.pids) };
       }
+      // read while the workers' connections are still open (they are idle once the queue is empty)
+      const cpuAtEnd = warm?.cpu && readCpu(fleet.pids);
       const starts = await fleet.stop();
       await expectNoFailures(system, queue);
       let first = endAt;
       for (const t of starts.values()) first = Math.min(first, t);
       const cold = span(tasks - left, endAt - first);
       const steady = warm && warm.at < endAt ? span(warm.left - left, endAt - warm.at) : undefined;
+      if (steady && steady.tasks > 0 && warm?.cpu && cpuAtEnd) {
+        const spent = cpuBetween(warm.cpu, cpuAtEnd);
+        steady.cpuMsPerTask = {
+          workers: (spent.workerSeconds * 1000) / steady.tasks,
+          server: (spent.serverSeconds * 1000) / steady.tasks,
+        };
+      }
       return { ...(steady ? { steady } : {}), cold, capped: left > 0 };
     } finally {
       fleet.kill();

@@ -28,6 +28,8 @@ export type FromWorker =
 
 /** Worker processes of one measurement. */
 export interface Fleet {
+  /** The worker processes' pids. */
+  pids: number[];
   /** Let every process start taking tasks. */
   go(): void;
   /** Throw if a process failed or exited on its own. */
@@ -111,6 +113,7 @@ export async function startFleet(
   }
   const send = (m: ToWorker) => children.forEach((c) => c.send(m));
   const fleet: Fleet = {
+    pids: children.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
     go: () => send({ kind: 'go' }),
     check() {
       if (failure) throw failure;
