@@ -19,6 +19,13 @@
  *   about 1.5× as long) and throughput with `--concurrency` POS clients (`payments_per_s`).
  *   `ratios.payment_commits_vs_raw` is the step commits per second the payments achieved over
  *   the raw durable commit rate.
+ * - The machine's own tail (`baselines.cpu_job_p50_ms`, `cpu_job_p99_ms`): as many runs of a
+ *   fixed job of plain arithmetic as there were payments, sized to the payments' p50, back to
+ *   back in this process (edge/cpuJob.ts). Its work never varies, so its p99 is what this
+ *   machine's scheduling alone does to work of a payment's length; no payment can have a
+ *   shorter tail (`ratios.payment_p99_vs_cpu_job_p99`). On the development machine in November
+ *   2026 a 3.6 ms job had a p99 of 9.8–12.1 ms, slow runs coming in bursts of 3–10 every 2 s
+ *   or so, with nothing else running.
  *   Where one payment's time goes (statement timers around better-sqlite3, 1,000 payments
  *   called in-process, on a day when a raw durable commit took 0.2 ms): p50 ≈ 4.5 ms, of
  *   which SQLite ≈ 1.7 ms (the two COMMITs ≈ 0.6 ms each, the other statements ≈ 0.5 ms);
@@ -60,6 +67,7 @@ import {
   type Store,
 } from '../runtime/index.js';
 import { compileWat } from '../test/support/wasmGuests.js';
+import { cpuJobTail } from './edge/cpuJob.js';
 import { startChild, type Child } from './gateway/child.js';
 import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
 
@@ -193,7 +201,15 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     });
     latencies.sort((a, b) => a - b);
     result.metrics.offline_payment_p50_ms = round(percentile(latencies, 50));
+    result.metrics.offline_payment_p90_ms = round(percentile(latencies, 90));
     result.metrics.offline_payment_p99_ms = round(percentile(latencies, 99));
+    progress(`the machine's own tail: ${payments} runs of a fixed CPU job as long as a payment…`);
+    const machine = cpuJobTail(result.metrics.offline_payment_p50_ms, payments);
+    result.baselines.cpu_job_p50_ms = round(machine.p50);
+    result.baselines.cpu_job_p99_ms = round(machine.p99);
+    result.ratios.payment_p99_vs_cpu_job_p99 = round(
+      result.metrics.offline_payment_p99_ms / machine.p99,
+    );
     progress(`${payments} offline payments with ${concurrency} POS clients…`);
     const elapsedMs = await pos.call<number>({
       kind: 'throughput',
