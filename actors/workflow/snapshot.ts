@@ -67,8 +67,17 @@ function recall(compiled: CompiledWorkflow, key: string): AnyMachineSnapshot | u
   return hit?.compiled === compiled ? hit.snapshot : undefined;
 }
 
+/** Freeze a JSON value and everything in it. */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
+
 function remember(compiled: CompiledWorkflow, key: string, snapshot: AnyMachineSnapshot): void {
   if (memo.size >= MAX_MEMO) memo.delete(memo.keys().next().value!);
+  // shared from now on: a change made through one workflow would show in every other
+  deepFreeze(snapshot.context);
   memo.set(key, { compiled, snapshot });
 }
 

@@ -169,6 +169,10 @@ describe('workflow machine', () => {
       const r2 = restoreWorkflowSnapshot(compiled, persisted(), 'wf-2');
       expect(r2.snapshot).toBe(r1.snapshot);
       expect(plain(r1.snapshot)).toEqual(plain(a.snapshot));
+      // shared, so frozen: a change through one workflow cannot reach another
+      expect(() => {
+        (r1.snapshot.context as { visits: Record<string, number> }).visits.decide = 9;
+      }).toThrow(TypeError);
       // an event the state does not accept is refused though that state has memoized others
       expect(() => nextWorkflowSnapshot(r1, wfEvents.humanResumed())).toThrow(/does not accept/);
     });
