@@ -8,10 +8,11 @@
  * statistics say. Tasks due at the same moment go in index order. SKIP LOCKED also keeps the
  * takeover clear of a completion that holds its group's rows. Each claimed task comes with
  * its workflow row (as JSON, without its definition snapshot: a completion uses the machine
- * compiled from it, cached by definition hash), so completing it needs no read. The picked ids reach the UPDATE
- * as one array (`id = ANY(ARRAY(…))`), which the planner answers from the primary key: as a
- * join, statistics taken while the queue was nearly empty made it hash the whole backlog on
- * every claim (with 8,000 tasks queued: 2.3 ms per completion statement instead of 1.4 ms).
+ * compiled from it, cached by definition hash), so completing it needs no read. The picked
+ * ids reach the UPDATE as one array (`id = ANY(ARRAY(…))`), which the planner answers from
+ * the primary key: as a join, statistics taken while the queue was nearly empty made it hash
+ * the whole backlog on every claim (with 8,000 tasks queued: 2.3 ms per completion statement
+ * instead of 1.4 ms).
  *
  * The claim is a set of CTEs ending in `claimed`, so a completion can claim the next tasks in
  * its own statement (postgres/completeTasksPostgres.ts).
