@@ -108,6 +108,10 @@ const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFix
 
 const isSaffron = (s: QueueSystem) => !PEERS.includes(s);
 
+/** Where `system`'s figures go: Saffron's in `metrics`, a peer's in `baselines`. */
+const sectionOf = (result: BenchResult, system: QueueSystem) =>
+  isSaffron(system) ? result.metrics : result.baselines;
+
 /**
  * The result key of `system`'s figure `name` (DESIGN.md §8): Saffron's bare in `metrics`
  * (`tasks_per_s_4w`), the queue-only variant's with `queue_only_`, a peer's with its name in
@@ -146,7 +150,6 @@ async function throughputRound(
   pass: BenchResult,
   progress: (m: string) => void,
 ): Promise<void> {
-  const section = (system: QueueSystem) => (isSaffron(system) ? pass.metrics : pass.baselines);
   for (const processes of s.processes) {
     for (const system of s.systems) {
       progress(`${system.name}: throughput, ${s.tasks} tasks, ${processes} worker process(es)`);
@@ -159,7 +162,7 @@ async function throughputRound(
       progress(
         `  ${steady}${Math.round(t.cold.tasksPerS)} tasks/s cold (${t.cold.tasks} tasks in ${t.cold.seconds.toFixed(2)} s${t.capped ? ', time cap reached' : ''}; ${elapsed(began)} with set-up)`,
       );
-      const figures = section(system);
+      const figures = sectionOf(pass, system);
       if (t.steady)
         figures[keyOf(system.name, throughputName(processes))] = round(t.steady.tasksPerS);
       if (cpu) {
@@ -257,7 +260,6 @@ async function measureLatency(
   result: BenchResult,
   progress: (m: string) => void,
 ): Promise<void> {
-  const section = (system: QueueSystem) => (isSaffron(system) ? result.metrics : result.baselines);
   // the queue-only variant differs from saffron in what it enqueues, not in how a worker wakes
   for (const system of s.systems.filter((x) => x.name !== 'saffron_queue_only')) {
     progress(`${system.name}: latency, ${s.samples} samples at ${s.rate}/s, 1 idle worker process`);
@@ -266,8 +268,8 @@ async function measureLatency(
     progress(
       `  p50 ${l.p50.toFixed(2)} ms, p99 ${l.p99.toFixed(2)} ms, max ${l.max.toFixed(2)} ms (${elapsed(began)})`,
     );
-    section(system)[keyOf(system.name, 'latency_p50_ms')] = round(l.p50);
-    section(system)[keyOf(system.name, 'latency_p99_ms')] = round(l.p99);
+    sectionOf(result, system)[keyOf(system.name, 'latency_p50_ms')] = round(l.p50);
+    sectionOf(result, system)[keyOf(system.name, 'latency_p99_ms')] = round(l.p99);
   }
   for (const q of ['p50', 'p99'])
     result.ratios[`latency_${q}`] = ratio(result, 'saffron', `latency_${q}_ms`, Math.min);
