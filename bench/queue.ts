@@ -9,8 +9,8 @@
  * milliseconds one task cost the worker processes and the PostgreSQL server
  * (`cpu_ms_per_task_4w`, split in `worker_…` and `server_…`; queue/cpu.ts), and
  * `ratios.cpu_per_task_vs_best_peer_4w` (the faster peer's CPU per task ÷ Saffron's). On a
- * machine whose cores are saturated by the run, throughput is the inverse of CPU per task,
- * and CPU per task moves far less from run to run than tasks per second.
+ * machine whose cores are saturated by the run, throughput is the inverse of CPU per task;
+ * both move with the machine's speed, so CPU per task explains a ratio rather than settles it.
  *
  * Throughput is measured in `--rounds` rounds (3), each running every system once: this
  * machine's slow spells last seconds, and in rounds they fall on neighbouring measurements of

@@ -1,9 +1,9 @@
 /**
  * CPU time spent by the worker processes and by the PostgreSQL server over a span, read from
- * /proc (Linux; elsewhere the figures are absent). Tasks per second on a shared 2-core machine
- * move by tens of percent between runs; CPU milliseconds per task move far less, so they show
- * what one system's task costs against another's on the same machine, split between the
- * workers and the database server.
+ * /proc (Linux; elsewhere the figures are absent). They show what one system's task costs
+ * against another's on the same machine, split between the workers and the database server.
+ * They move with the machine's speed too (the same Saffron code measured 0.72–0.99 ms per
+ * task on one day), so they explain a ratio rather than settle it.
  *
  * The server's share counts every process named `postgres` (backends of every client of the
  * run, the benchmark's own progress queries included, and background writers), the same for
@@ -15,15 +15,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
 
-/** CPU ticks (user + system, all threads) by pid, of the processes `keep` selects by name. */
-function ticksOf(keep: (pid: number, name: string) => boolean): Map<number, number> | undefined {
+/** CPU ticks (user + system, all threads) by pid, in one pass over /proc, of the processes `kind` names. */
+function ticksOf(
+  kind: (pid: number, name: string) => 'workers' | 'server' | undefined,
+): CpuReading | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return undefined;
   }
-  const out = new Map<number, number>();
+  const out: CpuReading = { workers: new Map(), server: new Map() };
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
@@ -34,11 +36,11 @@ function ticksOf(keep: (pid: number, name: string) => boolean): Map<number, numb
       continue; // exited meanwhile
     }
     const close = stat.lastIndexOf(')');
-    const name = stat.slice(stat.indexOf('(') + 1, close);
-    if (!keep(pid, name)) continue;
+    const which = kind(pid, stat.slice(stat.indexOf('(') + 1, close));
+    if (!which) continue;
     // after the name: state is field 3; utime and stime are fields 14 and 15
     const fields = stat.slice(close + 2).split(' ');
-    out.set(pid, Number(fields[11]) + Number(fields[12]));
+    out[which].set(pid, Number(fields[11]) + Number(fields[12]));
   }
   return out;
 }
@@ -58,9 +60,9 @@ export interface CpuSpent {
 /** Read the CPU time of `workerPids` and of the PostgreSQL server now (undefined off Linux). */
 export function readCpu(workerPids: readonly number[]): CpuReading | undefined {
   const wanted = new Set(workerPids);
-  const workers = ticksOf((pid) => wanted.has(pid));
-  const server = ticksOf((_pid, name) => name === 'postgres');
-  return workers && server ? { workers, server } : undefined;
+  return ticksOf((pid, name) =>
+    wanted.has(pid) ? 'workers' : name === 'postgres' ? 'server' : undefined,
+  );
 }
 
 /** CPU seconds spent from `before` to `after` (a process first seen in `after` counts whole). */
