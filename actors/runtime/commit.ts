@@ -85,6 +85,22 @@ export const isStepOnly = (p: CommitPlan) =>
 export const isIntermediateStep = (p: CommitPlan) =>
   !p.created && p.row.status === 'ACTIVE' && isStepOnly(p);
 
+/**
+ * The commit that creates a workflow this node drives at once (it carries this node's
+ * heartbeat), with no idempotency key, and writes nothing else: nobody can know the workflow
+ * before the drive that follows answers, and that answer flushes it. Such a creation may be
+ * held like an intermediate step. A start with an idempotency key is written at once, so that
+ * a duplicate fails before any of its steps runs.
+ */
+export const isDrivenCreation = (p: CommitPlan) =>
+  p.created !== undefined &&
+  p.created.idempotencyKey == null &&
+  typeof p.heartbeat === 'object' &&
+  isStepOnly(p);
+
+/** A commit that `boundaries` may hold: an intermediate step or a driven creation. */
+export const isHoldable = (p: CommitPlan) => isIntermediateStep(p) || isDrivenCreation(p);
+
 /** The store's step commit of a {@link isStepOnly} plan. */
 export function toStepCommit(p: CommitPlan): StepCommit {
   return {

@@ -9,22 +9,24 @@
  * committed one by one, so only the plan at fault fails and everyone else's commit stands.
  *
  * Durability `boundaries` (the edge agent's): the commit of an intermediate step of a running
- * workflow ({@link isIntermediateStep}) is held rather than written, and acknowledged at once.
- * Held commits are written in the transaction of the workflow's next commit that is not such
- * a step, when the drive that made them ends ({@link CommitQueue.release}), or once they have
+ * workflow, and the creation of a workflow this node drives at once without an idempotency
+ * key ({@link isHoldable}), is held rather than written, and acknowledged at once. Held
+ * commits are written in the transaction of the workflow's next commit that is not such a
+ * commit, when the drive that made them ends ({@link CommitQueue.release}), or once they have
  * been held `holdMs` (a step that takes long), flushed in the last two cases. A workflow's
- * creation, its end, a wait, and every commit with an outbox, tasks, timers or children flush
- * before they are acknowledged, together with what its workflow held. A crash of the process
- * or a power cut can then take a running workflow back to its last written commit, and the
- * steps since run again (step execution is at-least-once with stable idempotency keys either
- * way); nothing the world has seen — an answer, a record, a task — is lost. Folding a
- * payment's five intermediate steps into the commit that ends it writes each page they touch
- * once instead of five times (README: Schema). `every-step` (default) writes and flushes
- * every commit.
+ * end, a wait, a keyed or undriven creation, and every commit with an outbox, tasks, timers or
+ * children flush before they are acknowledged, together with what its workflow held. A crash
+ * of the process or a power cut can then take a running workflow back to its last written
+ * commit, and the steps since run again (step execution is at-least-once with stable
+ * idempotency keys either way), or lose a workflow whose drive had not answered yet; nothing
+ * the world has seen — an answer, a record, a task — is lost. Folding a payment's creation and
+ * its five intermediate steps into the commit that ends it makes one disk flush of the two
+ * it was, and writes each page they touch once instead of six times (README: Schema).
+ * `every-step` (default) writes and flushes every commit.
  */
 import type { Store } from '../../runtime/index.js';
 import { createBatchQueue } from './batchQueue.js';
-import { type CommitPlan, commitBatch, commitPlan, isIntermediateStep } from './commit.js';
+import { type CommitPlan, commitBatch, commitPlan, isHoldable } from './commit.js';
 
 /** When step commits are flushed to disk (see the module comment). */
 export type StepDurability = 'every-step' | 'boundaries';
@@ -66,7 +68,7 @@ export function createCommitQueue(
   const writeBatch = async (batch: Pending[]) => {
     const now = batch.at(-1)!.now;
     const flush =
-      durability === 'boundaries' && batch.every((p) => !p.flush && isIntermediateStep(p.plan))
+      durability === 'boundaries' && batch.every((p) => !p.flush && isHoldable(p.plan))
         ? 'deferred'
         : 'durable';
     try {
@@ -142,7 +144,7 @@ export function createCommitQueue(
     const list = held.get(p.plan.workflowId);
     if (list) list.push(p);
     else held.set(p.plan.workflowId, [p]);
-    p.resolve(p.plan.expectedVersion + 1);
+    p.resolve(p.plan.created ? 0 : p.plan.expectedVersion + 1);
     if (held.size === 1 && list === undefined) {
       // flushed: a drive may answer right after, and the answer must not wait for another flush
       timer = setTimeout(() => {
@@ -162,7 +164,7 @@ export function createCommitQueue(
           return;
         }
         const pending: Pending = { plan, now, resolve, reject };
-        if (durability === 'boundaries' && isIntermediateStep(plan)) {
+        if (durability === 'boundaries' && isHoldable(plan)) {
           hold(pending);
           return;
         }

@@ -104,12 +104,13 @@ export interface RuntimeOptions {
   maxCommitBatch?: number;
   /**
    * When step commits reach the disk: `every-step` (default) writes and flushes each before
-   * it is acknowledged; `boundaries` flushes a workflow's creation, its end, its waits, the
-   * last commit of every drive and every commit with side rows (SAF record, tasks, timers,
-   * children), and holds the intermediate steps of a running workflow to write them in the
-   * same transaction (or after 50 ms) — a crash or a power cut may then repeat them
-   * (commitQueue.ts). SQLite only; the edge agent's choice, where each flush is a disk sync
-   * the customer waits for.
+   * it is acknowledged; `boundaries` flushes a workflow's end, its waits, the last commit of
+   * every drive, a keyed or undriven creation and every commit with side rows (SAF record,
+   * tasks, timers, children), and holds the intermediate steps of a running workflow — and
+   * the creation of one it drives at once — to write them in the same transaction (or after
+   * 50 ms): a crash or a power cut may then repeat them, or lose a workflow whose first drive
+   * had not answered (commitQueue.ts). SQLite only; the edge agent's choice, where each flush
+   * is a disk sync the customer waits for.
    */
   stepDurability?: StepDurability;
   /**

@@ -27,9 +27,9 @@ export interface EdgeAgentOptions {
   /** Where step functions run (default inline). */
   executor?: 'inline' | 'threads';
   /**
-   * When step commits reach the disk (default `boundaries`: a workflow's start, its end with
-   * its SAF record, and its waits are flushed before anyone is answered; the steps in between
-   * are held and written with the next of those — see the engine's `stepDurability`).
+   * When step commits reach the disk (default `boundaries`: a workflow's end with its SAF
+   * record, and its waits, are flushed before anyone is answered; its start and the steps in
+   * between are held and written with the next of those — see the engine's `stepDurability`).
    * `every-step` writes and flushes each.
    */
   stepDurability?: StepDurability;

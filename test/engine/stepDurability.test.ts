@@ -2,10 +2,11 @@
  * Step durability on SQLite: with `boundaries`, the commits of the intermediate steps of a
  * running workflow are held and written with the workflow's next commit that flushes (its end,
  * a wait, side rows), when the drive ends, or after the hold window with a deferred flush
- * (`synchronous=NORMAL` for that transaction only); its creation flushes on its own.
+ * (`synchronous=NORMAL` for that transaction only). So is its creation when it is driven at
+ * once and has no idempotency key; a keyed or undriven creation flushes on its own.
  * `every-step` writes and flushes every commit. A SIGKILL (or a power cut, which a test
- * cannot cut) takes a running workflow back to its last written commit; the steps since run
- * again.
+ * cannot cut) takes a running workflow back to its last written commit, and the steps since
+ * run again; a workflow whose first drive had not answered is not there at all.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -153,13 +154,13 @@ describe('step durability on SQLite', () => {
     expect(await store.transaction(() => Promise.resolve(synchronous(store)))).toBe(2);
   });
 
-  it('boundaries: creation flushes; the steps in between are written with the end, once', async () => {
+  it('boundaries: the creation and the steps in between are written with the end, once', async () => {
     const { spy, rt } = boundaries();
     const wf = await rt.start(await definition(FLOW));
     expect(wf.status).toBe('COMPLETED');
     expect(wf.state.visited).toEqual(['one', 'two', 'three', 'four']);
-    // the start, then one transaction with steps one to three (held) and four (the end)
-    expect(spy.flushes).toEqual(['durable', 'durable']);
+    // one transaction: the creation and steps one to three (held), and four (the end)
+    expect(spy.flushes).toEqual(['durable']);
     const stored = await rt.get(wf.id);
     expect(stored.version).toBe(wf.version);
     expect(stored.state.visited).toEqual(['one', 'two', 'three', 'four']);
@@ -177,12 +178,12 @@ describe('step durability on SQLite', () => {
     const { spy, rt } = boundaries();
     const wf = await rt.start(await definition(WAITS));
     expect(wf.status).toBe('WAITING_HUMAN_INPUT');
-    expect(spy.flushes).toEqual(['durable', 'durable']);
+    expect(spy.flushes).toEqual(['durable']);
     expect((await rt.get(wf.id)).state.visited).toEqual(['one']);
     const done = await rt.resume(wf.id, { approved: true, by: 'cashier' });
     expect(done.status).toBe('COMPLETED');
     // the answer settles the wait's deadline timer (a side row): nothing of it is held
-    expect(new Set(spy.flushes.slice(2))).toEqual(new Set(['durable']));
+    expect(new Set(spy.flushes.slice(1))).toEqual(new Set(['durable']));
     await rt.close();
   });
 
@@ -191,7 +192,7 @@ describe('step durability on SQLite', () => {
     const wf = await rt.start(await definition(STEPWISE));
     expect(wf.status).toBe('ACTIVE');
     expect(wf.state.visited).toEqual(['one']);
-    expect(spy.flushes).toEqual(['durable', 'durable']);
+    expect(spy.flushes).toEqual(['durable']);
     expect(await rt.get(wf.id)).toMatchObject({ version: wf.version, state: { visited: ['one'] } });
     await rt.close();
   });
@@ -199,7 +200,8 @@ describe('step durability on SQLite', () => {
   it('boundaries: a step that takes long does not keep the steps before it from the database', async () => {
     const { spy, rt } = boundaries();
     const running = rt.start(await definition(SLOW_SECOND));
-    // step one's commit is held while step two sleeps, and written when the window ends
+    // the creation and step one's commit are held while step two sleeps, and written when
+    // the window ends
     let id: string | undefined;
     await vi.waitFor(
       async () => {
@@ -213,11 +215,47 @@ describe('step durability on SQLite', () => {
       },
       { timeout: 1200, interval: 20 },
     );
-    expect(spy.flushes).toEqual(['durable', 'durable']);
+    expect(spy.flushes).toEqual(['durable']);
     const done = await running;
     expect(done.id).toBe(id);
     expect(done.state).toMatchObject({ visited: ['one', 'three'], slept: ['two'] });
+    expect(spy.flushes).toEqual(['durable', 'durable']);
+    await rt.close();
+  });
+
+  it('boundaries: a start with an idempotency key, or not driven, flushes its creation on its own', async () => {
+    const { spy, rt } = boundaries();
+    const flow = await definition(FLOW);
+    const keyed = await rt.start(flow, {}, { idempotencyKey: 'pay-1' });
+    expect(keyed.status).toBe('COMPLETED');
+    expect(spy.flushes).toEqual(['durable', 'durable']);
+    // the same key again: the first workflow, found before anything of a second one runs
+    expect((await rt.start(flow, {}, { idempotencyKey: 'pay-1' })).id).toBe(keyed.id);
+    expect(spy.flushes).toHaveLength(2);
+    const idle = await rt.start(flow, {}, { run: false });
     expect(spy.flushes).toEqual(['durable', 'durable', 'durable']);
+    // the caller holds its id: it is in the database
+    expect(await rt.get(idle.id)).toMatchObject({ status: 'ACTIVE', version: 0 });
+    const count = await handle.store.db
+      .selectFrom('workflow_executions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(2);
+    await rt.close();
+  });
+
+  it('boundaries: a SIGKILL before a new workflow answers leaves nothing of it', async () => {
+    // the start is held with steps one to three; the process dies right after three's commit
+    expect(await killedAfterCommit(handle.location, 'three', `start:${FLOW}`, 'boundaries')).toBe(
+      'SIGKILL',
+    );
+    const rows = await handle.store.db.selectFrom('workflow_executions').select('id').execute();
+    expect(rows).toEqual([]);
+    // the same child under every-step leaves the workflow at its last step commit
+    expect(await killedAfterCommit(handle.location, 'three', `start:${FLOW}`)).toBe('SIGKILL');
+    const rt = engineFor(handle);
+    const [left] = await rt.list({});
+    expect(left).toMatchObject({ status: 'ACTIVE', state: { visited: ['one', 'two', 'three'] } });
     await rt.close();
   });
 

@@ -2,10 +2,13 @@
  * A child process for crash tests: runs a workflow and kills itself with SIGKILL at a named
  * fault point of a named step — a real process death in the middle of the commit path.
  *   node --import tsx test/support/crashWorker.ts LOCATION WORKFLOW_ID POINT STEP [DURABILITY]
+ * A WORKFLOW_ID of `start:<yaml>` starts a new workflow of that definition (`Runtime.start`)
+ * instead of running an existing one; it prints nothing before the kill, as its caller
+ * never heard of it.
  */
 import { createRuntime, type StepDurability } from '../../actors/index.js';
 import { openStore, type FaultPoint } from '../../runtime/index.js';
-import { ENGINE_STEPS } from './engine.js';
+import { definition, ENGINE_STEPS } from './engine.js';
 
 const [location, workflowId, point, step, durability] = process.argv.slice(2) as [
   string,
@@ -23,7 +26,9 @@ const runtime = createRuntime({
     if (at === point && where.stepName === step) process.kill(process.pid, 'SIGKILL');
   },
 });
-await runtime.runUntilSettled(workflowId);
+if (workflowId.startsWith('start:'))
+  await runtime.start(await definition(workflowId.slice('start:'.length)));
+else await runtime.runUntilSettled(workflowId);
 process.stdout.write('finished without crashing\n');
 await runtime.close();
 await store.close();
