@@ -9,9 +9,11 @@
  * SHA-256, compiles or reuses its compiled module, and runs the guest (see `worker.ts`).
  *
  * Timeout. `timeout_ms` bounds the guest's execution, measured from the moment a thread picks
- * the call up (the thread flags a shared Int32Array; `Atomics.waitAsync` arms the timer), so a
- * call queued behind busy threads or behind a thread still booting is not charged for the
- * wait. When it elapses, the call's AbortSignal fires and piscina terminates the thread running
+ * the call up, so a call queued behind busy threads or behind a thread still booting is not
+ * charged for the wait. The thread writes that moment into a shared cell; the timer, armed at
+ * dispatch, reads it when it fires and waits out the rest (or, not started yet, another
+ * `timeout_ms`). Nothing wakes this thread when the call starts, so a call costs it one wake-up,
+ * for the answer. When it elapses, the call's AbortSignal fires and piscina terminates the thread running
  * it — the only way to stop a guest spinning in a loop, since a thread running WebAssembly
  * never returns to its event loop — and starts a replacement, so the pool keeps its size. The
  * compiled modules cached in the terminated thread are lost with it; the next call on the new
@@ -31,6 +33,7 @@ import type { JsonObject } from '../model/json.js';
 import { WasmError, type WasmErrorCode } from './errors.js';
 import { WASM_PAGE_BYTES } from './memoryLimit.js';
 import type { WasmBinarySource } from './source.js';
+import { epochMs } from './clock.js';
 import type { WasmTask, WasmTaskOutcome, WasmThreadStats } from './worker.js';
 
 /** Options of {@link createWasmRunner}. */
@@ -95,13 +98,6 @@ export const DEFAULT_WASM_MEMORY_LIMIT_MB = 256;
 export const DEFAULT_WASM_MAX_OUTPUT_BYTES = 1024 * 1024;
 const STDERR_KEPT_BYTES = 4096;
 
-type WaitAsync = (
-  array: Int32Array,
-  index: number,
-  value: number,
-) => { async: false; value: string } | { async: true; value: Promise<string> };
-const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
-
 /** The piscina entry: the compiled worker when there is one, else the tsx bootstrap. */
 function workerFilename(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -145,7 +141,7 @@ export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
   let closing: Promise<void> | undefined;
 
   async function execute(call: WasmCall, bytes: Uint8Array): Promise<WasmCallResult> {
-    const started = new Int32Array(new SharedArrayBuffer(4));
+    const started = new BigInt64Array(new SharedArrayBuffer(8));
     const task: WasmTask = {
       hash: call.hash,
       bytes,
@@ -158,18 +154,15 @@ export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
     };
     const controller = new AbortController();
     let timedOut = false;
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      if (settled) return;
-      timer = setTimeout(() => {
+    const check = () => {
+      const at = Atomics.load(started, 0);
+      const left = at === 0n ? call.timeoutMs : call.timeoutMs - (epochMs() - Number(at) / 1000);
+      if (at !== 0n && left <= 0) {
         timedOut = true;
         controller.abort(new Error('timeout'));
-      }, call.timeoutMs);
+      } else timer = setTimeout(check, left);
     };
-    const waiting = waitAsync(started, 0, 0);
-    if (waiting.async) void waiting.value.then(arm);
-    else arm();
+    let timer = setTimeout(check, call.timeoutMs);
     const onAbort = () => controller.abort(call.signal?.reason);
     call.signal?.addEventListener('abort', onAbort, { once: true });
     let outcome: WasmTaskOutcome;
@@ -191,9 +184,7 @@ export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
         cause,
       });
     } finally {
-      settled = true;
       clearTimeout(timer);
-      Atomics.notify(started, 0); // release the waiter if the call never started
       call.signal?.removeEventListener('abort', onAbort);
     }
     if (outcome.kind === 'output')

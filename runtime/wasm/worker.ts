@@ -27,6 +27,7 @@ import { GuestExit, GuestIo, GuestOutputLimit, guestImports } from './guestIo.js
 import { hashMatches, sha256Hex } from './hash.js';
 import { HOST_MEMORY_IMPORT, hostMemory, type HostedMemory } from './hostMemory.js';
 import { capMemory, WASM_PAGE_BYTES } from './memoryLimit.js';
+import { epochMs } from './clock.js';
 
 /** One guest execution sent to a thread. Only structured-cloneable data. */
 export interface WasmTask {
@@ -38,8 +39,11 @@ export interface WasmTask {
   maxMemoryPages: number;
   maxStdoutBytes: number;
   maxStderrBytes: number;
-  /** Set to 1 (and notified) when the thread starts the task: the timeout runs from there. */
-  started: Int32Array;
+  /**
+   * Set by the thread when it starts the task, to the microseconds since the epoch
+   * (clock.ts): the timeout runs from there. Zero until then.
+   */
+  started: BigInt64Array;
 }
 
 /** Per-thread diagnostics returned with every outcome. */
@@ -334,8 +338,7 @@ function parseOutput(bytes: Uint8Array): Record<string, unknown> {
 
 /** piscina's task handler. Never throws for what the guest does. */
 export default function runWasmTask(task: WasmTask): WasmTaskOutcome {
-  Atomics.store(task.started, 0, 1);
-  Atomics.notify(task.started, 0);
+  Atomics.store(task.started, 0, BigInt(Math.round(epochMs() * 1000)));
   let compiled = false;
   const thread = () => ({ threadId, compiles, compiled });
   const io = new GuestIo({

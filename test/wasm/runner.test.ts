@@ -197,6 +197,20 @@ describe('WASM runner', () => {
     expect(after.map((r) => r.ok)).toEqual([true, true, true]);
   });
 
+  it('charges a call for its own run, not for its wait behind a busy thread', async () => {
+    const single = newRunner({ maxThreads: 1 });
+    await output(single.run({ hash: guests.echo.hash, input: {}, timeoutMs: 5000 }));
+    // the only thread spins for 600 ms; the echo queued behind it has a 300 ms budget of its own
+    const spinning = single.run({ hash: guests.loop.hash, input: {}, timeoutMs: 600 });
+    const queued = single.run({ hash: guests.echo.hash, input: { queued: true }, timeoutMs: 300 });
+    const started = performance.now();
+    const [spun, echoed] = await Promise.all([spinning, queued]);
+    expect(!spun.ok && spun.error.code).toBe('WASM_TIMEOUT');
+    expect(echoed.ok && echoed.output).toMatchObject({ echo: { queued: true } });
+    // it waited out the spinner, twice its own budget (and the thread's replacement)
+    expect(performance.now() - started).toBeGreaterThan(550);
+  });
+
   it('does not block the engine’s event loop while a guest spins', async () => {
     const spinning = call('loop', { timeoutMs: 1000 });
     let finished = false;
