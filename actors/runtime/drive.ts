@@ -9,6 +9,7 @@
  */
 import {
   createStepLogger,
+  withSignal,
   executeStep,
   getWorkflow,
   invokeStepFunction,
@@ -104,17 +105,16 @@ function stepContext(
   const key = current.live.compiled.keyOf(step.name)!;
   // a step run ahead in a wave gets the visit and attempt it will have when reached
   const visit = ahead ? (ctx.visits[key] ?? 0) + 1 : (ctx.visits[key] ?? 1);
-  return {
+  return withSignal({
     workflowId: current.record.id,
     workflowType: current.record.workflowType,
     stepName: step.name,
     attempt: ahead ? 1 : ctx.attempt + 1,
     idempotencyKey: `${current.record.id}:${step.name}:${visit}`,
     ...(input ? { input } : {}),
-    signal: new AbortController().signal,
     secrets: internals.secrets,
     log: createStepLogger(effects, step.name),
-  };
+  });
 }
 
 /** Run the most recently registered compensation and commit its record. */
@@ -136,18 +136,17 @@ async function compensateOne(internals: Internals, current: LiveWorkflow): Promi
       'compensation',
     );
   const effects = noEffects();
-  const context: StepContext = {
+  const context: StepContext = withSignal({
     workflowId: id,
     workflowType: current.record.workflowType,
     stepName: entry.step,
     attempt: 1,
     idempotencyKey: `${id}:compensate:${entry.step}:${ctx.saga.length}`,
-    signal: new AbortController().signal,
     secrets: internals.secrets,
     log: createStepLogger(effects, entry.step),
     compensating: true,
     error: ctx.error,
-  };
+  });
   await fault(internals, 'before-step', id, entry.step);
   const before = current.record.state;
   const result = await invokeStepFunction(internals.executor, entry.fn, before, context);

@@ -23,6 +23,7 @@
 import {
   claimTasks,
   createStepLogger,
+  withSignal,
   failUnfinishedTasks,
   invokeStepFunction,
   listTaskGroup,
@@ -108,7 +109,7 @@ async function runClaimedTask(
 ): Promise<void> {
   const effects = noEffects();
   const name = typeof task.context.taskName === 'string' ? task.context.taskName : task.stepName;
-  const context: StepContext = {
+  const context: StepContext = withSignal({
     workflowId: task.workflowId,
     workflowType: typeof task.context.workflowType === 'string' ? task.context.workflowType : '',
     stepName: task.stepName,
@@ -116,10 +117,9 @@ async function runClaimedTask(
     attempt: task.attempts,
     idempotencyKey:
       typeof task.context.idempotencyKey === 'string' ? task.context.idempotencyKey : task.id,
-    signal: new AbortController().signal,
     secrets: internals.secrets,
     log: createStepLogger(effects, task.stepName),
-  };
+  });
   let finish: TaskFinish;
   try {
     const result = await invokeStepFunction(

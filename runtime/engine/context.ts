@@ -53,12 +53,25 @@ export function createStepLogger(effects: StepEffects, stepName: string): StepLo
   });
 }
 
+/**
+ * `context` with its `signal`, made on first read: most steps never look at it, and an
+ * AbortController per step or task is a cost every one of them would pay. Each context gets
+ * its own, so listeners a step leaves on it go with the context.
+ */
+export function withSignal<T extends object>(context: T): T & { readonly signal: AbortSignal } {
+  let signal: AbortSignal | undefined;
+  return Object.defineProperty(context, 'signal', {
+    get: () => (signal ??= new AbortController().signal),
+    enumerable: true,
+  }) as T & { readonly signal: AbortSignal };
+}
+
 /** The plain-data view of a context that expressions and templates see as `context`. */
 export function contextScope(context: StepContext): JsonObject {
   const scope: JsonObject = {};
-  for (const [key, value] of Object.entries(context)) {
+  for (const key of Object.keys(context)) {
     if (key === 'signal' || key === 'secrets' || key === 'log') continue;
-    scope[key] = value;
+    scope[key] = context[key];
   }
   return scope;
 }

@@ -1,5 +1,11 @@
 /** The step-execution core of the engine: step kinds, directives, executors, injected deps. */
-export { contextScope, createStepLogger, type StepContext, type StepLogger } from './context.js';
+export {
+  contextScope,
+  createStepLogger,
+  withSignal,
+  type StepContext,
+  type StepLogger,
+} from './context.js';
 export {
   FAULT_POINTS,
   randomIds,

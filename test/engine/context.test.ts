@@ -1,0 +1,74 @@
+/**
+ * Step contexts: `signal` is made on first read (one per context), and the scope expressions
+ * and templates see is plain data without `signal`, `secrets` or `log`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  contextScope,
+  createStepLogger,
+  mapSecrets,
+  noEffects,
+  withSignal,
+  type StepContext,
+} from '../../runtime/index.js';
+
+const Original = globalThis.AbortController;
+let made = 0;
+
+/** Count AbortControllers made from here on. */
+function countControllers() {
+  made = 0;
+  globalThis.AbortController = class extends Original {
+    constructor() {
+      super();
+      made++;
+    }
+  };
+}
+
+const context = (): StepContext =>
+  withSignal({
+    workflowId: 'wf-1',
+    workflowType: 'ctx_test',
+    stepName: 'one',
+    attempt: 1,
+    idempotencyKey: 'wf-1:one:1',
+    input: { approved: true },
+    secrets: mapSecrets({ TOKEN: 'secret' }),
+    log: createStepLogger(noEffects(), 'one'),
+  });
+
+describe('step context', () => {
+  afterEach(() => {
+    globalThis.AbortController = Original;
+  });
+
+  it('makes its signal when a step first reads it, once, and one per context', () => {
+    countControllers();
+    const a = context();
+    const b = context();
+    expect(made).toBe(0);
+    const signal = a.signal;
+    expect(signal).toBeInstanceOf(AbortSignal);
+    expect(signal.aborted).toBe(false);
+    expect(a.signal).toBe(signal);
+    expect(made).toBe(1);
+    expect(b.signal).not.toBe(signal);
+    expect(made).toBe(2);
+    expect(Object.keys(a)).toContain('signal');
+  });
+
+  it('gives expressions and templates plain data, without reading the signal', () => {
+    countControllers();
+    const c = context();
+    expect(contextScope(c)).toEqual({
+      workflowId: 'wf-1',
+      workflowType: 'ctx_test',
+      stepName: 'one',
+      attempt: 1,
+      idempotencyKey: 'wf-1:one:1',
+      input: { approved: true },
+    });
+    expect(made).toBe(0);
+  });
+});
