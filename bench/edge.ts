@@ -4,12 +4,13 @@
  *
  * - `baselines.sqlite_full_commits_per_s`: raw better-sqlite3, WAL, `synchronous=FULL`, one
  *   single-row INSERT per transaction, one after another — the rate of durable commits the
- *   device can do at all.
+ *   device can do at all; `sqlite_full_commit_p50_ms` and `sqlite_full_commit_p99_ms`, the
+ *   spread of those commits: a payment waits for one, so its p99 is never below the disk's.
  * - Offline payments: the agent (edge/agent, inline executor, its default step durability
  *   `boundaries`) runs examples/pos/pos_payment.yaml — card check, fraud rules in WASM, two
- *   decisions, approval, receipt: seven step commits (the start and six steps) in two
- *   transactions, both flushed to disk before anyone is answered: the start, and the end with
- *   its signed SAF record, which also writes the five steps in between (held in memory until
+ *   decisions, approval, receipt: seven step commits (the start and six steps) in one
+ *   transaction, flushed to disk before anyone is answered: the end with its signed SAF
+ *   record, which also writes the start and the five steps in between (held in memory until
  *   then, actors/runtime/commitQueue.ts) — while its cloud is unreachable. The POS is a
  *   child process (edge/posClient.ts) posting each payment to the local API over loopback
  *   HTTP, as a terminal's POS application does, so its CPU and garbage stay out of the agent.
@@ -26,14 +27,17 @@
  *   shorter tail (`ratios.payment_p99_vs_cpu_job_p99`). On the development machine in November
  *   2026 a 3.6 ms job had a p99 of 9.8–12.1 ms, slow runs coming in bursts of 3–10 every 2 s
  *   or so, with nothing else running.
- *   Where one payment's time goes (statement timers around better-sqlite3, 1,000 payments
- *   called in-process, on a day when a raw durable commit took 0.2 ms): p50 ≈ 4.5 ms, of
- *   which SQLite ≈ 1.7 ms (the two COMMITs ≈ 0.6 ms each, the other statements ≈ 0.5 ms);
- *   the rest is JavaScript spread thin — no function above 3 % of the agent's time: engine
- *   and XState, the steps, the SAF record (≈ 0.5 ms with its AES-GCM payload and HMAC), the
- *   hop to the WASM worker thread. Loopback HTTP adds ≈ 1 ms. Each payment writes ≈ 45 WAL
- *   pages (77 when every step was its own transaction), so one in every 22 payments runs a
- *   WAL checkpoint inside its commit — with collections on the main thread, the p99.
+ *   Where one payment's time goes (timers around better-sqlite3's COMMIT and piscina's run,
+ *   1,000 payments, November 2026, a raw durable commit 0.2–0.5 ms): p50 ≈ 3.7–4.0 ms, of
+ *   which the one COMMIT ≈ 0.9–1.1 ms on average (p99 5–6 ms); the hop to the WASM worker
+ *   thread ≈ 0.6 ms (≈ 0.2 ms for the thread to wake, 0.05 ms for the guest, the rest for
+ *   the answer to come back); the rest is JavaScript spread thin — no function above 3 % of
+ *   the agent's time: engine and XState, the steps, the SAF record (≈ 0.4 ms with its
+ *   AES-GCM payload and HMAC), loopback HTTP. Each payment writes ≈ 35 WAL pages (45 with
+ *   its start in a transaction of its own, 77 when every step was), so one in every 28 or so
+ *   runs a WAL checkpoint inside its commit. Checkpointing from a background thread instead
+ *   (`wal_autocheckpoint=0`, PASSIVE every 200 ms) took the commits' p99 to 4.8–5.0 ms and
+ *   left the payments' p99 where it was: that is the machine's.
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a
  *   fresh schema, dropped afterwards), from the first upload to the last acknowledgement
@@ -76,12 +80,12 @@ const EXAMPLES = fileURLToPath(new URL('../examples/pos/', import.meta.url));
 const POS_CLIENT = fileURLToPath(new URL('./edge/posClient.ts', import.meta.url));
 /** Step commits of one offline approval of pos_payment, and its flushed transactions (module comment). */
 const COMMITS_PER_PAYMENT = 7;
-const FLUSHES_PER_PAYMENT = 2;
+const FLUSHES_PER_PAYMENT = 1;
 /** Payments before measuring (see the module comment). */
 const WARM_UP_PAYMENTS = 200;
 
-/** Raw durable commits per second on a fresh SQLite file in `dir`. */
-function rawCommitRate(dir: string, count: number): number {
+/** Raw durable commits on a fresh SQLite file in `dir`: per second, and each one's ms. */
+function rawCommits(dir: string, count: number): { perSecond: number; times: number[] } {
   const db = new Database(join(dir, 'raw.db'));
   try {
     db.pragma('journal_mode = WAL');
@@ -90,9 +94,14 @@ function rawCommitRate(dir: string, count: number): number {
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
     const payload = 'x'.repeat(256);
     insert.run(payload); // warm
+    const times: number[] = [];
     const started = performance.now();
-    for (let i = 0; i < count; i++) insert.run(payload);
-    return count / ((performance.now() - started) / 1000);
+    for (let i = 0; i < count; i++) {
+      const t = performance.now();
+      insert.run(payload);
+      times.push(performance.now() - t);
+    }
+    return { perSecond: count / ((performance.now() - started) / 1000), times };
   } finally {
     db.close();
   }
@@ -158,9 +167,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   let pos: Child | undefined;
   try {
     progress('raw SQLite commits (WAL, synchronous=FULL)…');
-    const raw = rawCommitRate(dir, 2000);
+    const { perSecond: raw, times } = rawCommits(dir, 2000);
+    times.sort((a, b) => a - b);
     result.baselines.sqlite_full_commits_per_s = round(raw);
     result.baselines.sqlite_full_commit_ms = round(1000 / raw);
+    result.baselines.sqlite_full_commit_p50_ms = round(percentile(times, 50));
+    result.baselines.sqlite_full_commit_p99_ms = round(percentile(times, 99));
 
     // --- offline payments through the agent and its local API
     const guest = await compileWat(readFileSync(join(EXAMPLES, 'fraud_rules.wat'), 'utf8'));
@@ -268,7 +280,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       await adminSql(databaseUrl, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
     result.notes.push(
-      `one offline approval is ${COMMITS_PER_PAYMENT} step commits in ${FLUSHES_PER_PAYMENT} transactions flushed to disk; at ${round(1000 / raw)} ms per raw durable commit the flushes' floor is about ${round((FLUSHES_PER_PAYMENT * 1000) / raw)} ms`,
+      `one offline approval is ${COMMITS_PER_PAYMENT} step commits in ${FLUSHES_PER_PAYMENT} transaction(s) flushed to disk; at ${round(1000 / raw)} ms per raw durable commit the flushes' floor is about ${round((FLUSHES_PER_PAYMENT * 1000) / raw)} ms`,
       `${payments} payments per measurement, ${concurrency} POS clients for throughput; ${records} records for sync`,
     );
     return result;
