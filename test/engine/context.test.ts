@@ -26,14 +26,19 @@ function countControllers() {
   };
 }
 
+/** What a context holds besides its signal, secrets and logger. */
+const FIELDS = {
+  workflowId: 'wf-1',
+  workflowType: 'ctx_test',
+  stepName: 'one',
+  attempt: 1,
+  idempotencyKey: 'wf-1:one:1',
+  input: { approved: true },
+};
+
 const context = (): StepContext =>
   withSignal({
-    workflowId: 'wf-1',
-    workflowType: 'ctx_test',
-    stepName: 'one',
-    attempt: 1,
-    idempotencyKey: 'wf-1:one:1',
-    input: { approved: true },
+    ...FIELDS,
     secrets: mapSecrets({ TOKEN: 'secret' }),
     log: createStepLogger(noEffects(), 'one'),
   });
@@ -61,14 +66,7 @@ describe('step context', () => {
   it('gives expressions and templates plain data, without reading the signal', () => {
     countControllers();
     const c = context();
-    expect(contextScope(c)).toEqual({
-      workflowId: 'wf-1',
-      workflowType: 'ctx_test',
-      stepName: 'one',
-      attempt: 1,
-      idempotencyKey: 'wf-1:one:1',
-      input: { approved: true },
-    });
+    expect(contextScope(c)).toEqual(FIELDS);
     expect(made).toBe(0);
   });
 });
