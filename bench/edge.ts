@@ -37,7 +37,9 @@
  *   its start in a transaction of its own, 77 when every step was), so one in every 28 or so
  *   runs a WAL checkpoint inside its commit. Checkpointing from a background thread instead
  *   (`wal_autocheckpoint=0`, PASSIVE every 200 ms) took the commits' p99 to 4.8–5.0 ms and
- *   left the payments' p99 where it was: that is the machine's.
+ *   left the payments' p99 where it was (10.8–10.9 ms). There the CPU job's p99 was 5.5–6.0
+ *   ms against the payments' 12 ms: the commit's tail and the WASM hop's (p99 ≈ 4 ms) add to
+ *   the machine's.
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a
  *   fresh schema, dropped afterwards), from the first upload to the last acknowledgement

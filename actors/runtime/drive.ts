@@ -9,7 +9,6 @@
  */
 import {
   createStepLogger,
-  withSignal,
   executeStep,
   getWorkflow,
   invokeStepFunction,
@@ -17,6 +16,7 @@ import {
   noEffects,
   StepError,
   WorkflowError,
+  withSignal,
   type JsonObject,
   type StepContext,
   type StepDefinition,

@@ -12,12 +12,12 @@
  * the call up, so a call queued behind busy threads or behind a thread still booting is not
  * charged for the wait. The thread writes that moment into a shared cell; the timer, armed at
  * dispatch, reads it when it fires and waits out the rest (or, not started yet, another
- * `timeout_ms`). Nothing wakes this thread when the call starts, so a call costs it one wake-up,
- * for the answer. When it elapses, the call's AbortSignal fires and piscina terminates the thread running
- * it — the only way to stop a guest spinning in a loop, since a thread running WebAssembly
- * never returns to its event loop — and starts a replacement, so the pool keeps its size. The
- * compiled modules cached in the terminated thread are lost with it; the next call on the new
- * thread compiles again.
+ * `timeout_ms`). Nothing wakes this thread when the call starts, so a call costs it one
+ * wake-up, for the answer. When the timeout elapses, the call's AbortSignal fires and piscina
+ * terminates the thread running it — the only way to stop a guest spinning in a loop, since a
+ * thread running WebAssembly never returns to its event loop — and starts a replacement, so the
+ * pool keeps its size. The compiled modules cached in the terminated thread are lost with it;
+ * the next call on the new thread compiles again.
  *
  * The pool starts on the first call, so a runtime whose workflows have no WASM step never
  * starts threads. Runners may share one pool ({@link createWasmThreadPool}), as the runtimes
@@ -30,10 +30,10 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { toError } from '../errors.js';
 import type { JsonObject } from '../model/json.js';
+import { epochMs } from './clock.js';
 import { WasmError, type WasmErrorCode } from './errors.js';
 import { WASM_PAGE_BYTES } from './memoryLimit.js';
 import type { WasmBinarySource } from './source.js';
-import { epochMs } from './clock.js';
 import type { WasmTask, WasmTaskOutcome, WasmThreadStats } from './worker.js';
 
 /** Options of {@link createWasmRunner}. */

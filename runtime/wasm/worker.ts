@@ -22,12 +22,12 @@ import { openSync } from 'node:fs';
 import { devNull } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import type { WASI as WasiClass } from 'node:wasi';
+import { epochMs } from './clock.js';
 import { WasmError, type WasmErrorCode } from './errors.js';
 import { GuestExit, GuestIo, GuestOutputLimit, guestImports } from './guestIo.js';
 import { hashMatches, sha256Hex } from './hash.js';
 import { HOST_MEMORY_IMPORT, hostMemory, type HostedMemory } from './hostMemory.js';
 import { capMemory, WASM_PAGE_BYTES } from './memoryLimit.js';
-import { epochMs } from './clock.js';
 
 /** One guest execution sent to a thread. Only structured-cloneable data. */
 export interface WasmTask {

@@ -3,8 +3,7 @@
  * fault point of a named step — a real process death in the middle of the commit path.
  *   node --import tsx test/support/crashWorker.ts LOCATION WORKFLOW_ID POINT STEP [DURABILITY]
  * A WORKFLOW_ID of `start:<yaml>` starts a new workflow of that definition (`Runtime.start`)
- * instead of running an existing one; it prints nothing before the kill, as its caller
- * never heard of it.
+ * instead of running an existing one.
  */
 import { createRuntime, type StepDurability } from '../../actors/index.js';
 import { openStore, type FaultPoint } from '../../runtime/index.js';
