@@ -258,7 +258,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     taskDrain: { running: false, again: false },
     taskWake: undefined,
     taskLeaseMs: options.taskLeaseMs ?? 300_000,
-    heldTasks: new Set(),
+    heldTasks: new Map(),
     onError: onBackgroundError,
     compiled: new Map(),
     compiledByObject: new WeakMap(),

@@ -61,8 +61,11 @@ export interface Internals {
   commits: CommitQueue;
   /** How long this node's task claims hold before another worker may take a task over. */
   taskLeaseMs: number;
-  /** Tasks this node claimed and is running until their outcome is recorded (serve.ts renews their leases). */
-  heldTasks: Set<string>;
+  /**
+   * Tasks this node claimed and is running until their outcome is recorded (serve.ts renews
+   * their leases), each with what to do when the node finds it lost: abort its context.
+   */
+  heldTasks: Map<string, { lost(): void }>;
   /** Run ASYNC / PARALLEL tasks in this process right after dispatching them. */
   runTasks: boolean;
   /** This runtime's one background drain loop (see `kickTasks`). */

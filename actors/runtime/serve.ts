@@ -4,8 +4,10 @@
  * queued (PostgreSQL) or the poll interval passes (every store). The node registers in
  * worker_nodes (cloud stores) with its capabilities; a timer of its own (not the rounds, which
  * wait for long tasks) refreshes the row's heartbeat every heartbeat interval, renews the
- * leases of the tasks it runs and gives up the claims it lost track of (store keepTaskClaims). A node whose heartbeat goes stale is declared dead by the
- * maintenance pass and its tasks are taken over (maintenance.ts).
+ * leases of the tasks it runs, gives up the claims it lost track of, and aborts the step
+ * contexts of the tasks it runs but no longer holds — taken over after their lease ran out,
+ * or their step ended without them (store keepTaskClaims). A node whose heartbeat goes stale
+ * is declared dead by the maintenance pass and its tasks are taken over (maintenance.ts).
  */
 import { hostname } from 'node:os';
 import {
@@ -143,13 +145,14 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
     const touch = async () => {
       const now = internals.clock.now();
       await touchWorker(store, internals.workerId, now);
-      await keepTaskClaims(store, {
+      const { lost } = await keepTaskClaims(store, {
         workerId: internals.workerId,
-        running: [...internals.heldTasks],
+        running: [...internals.heldTasks.keys()],
         until: new Date(now.getTime() + leaseMs),
         orphanedBefore: new Date(now.getTime() - orphanAfterMs),
         now,
       });
+      for (const id of lost) internals.heldTasks.get(id)?.lost();
     };
     const timer = setInterval(() => {
       // a beat still waiting for the database is not doubled

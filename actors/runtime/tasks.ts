@@ -28,10 +28,13 @@ import {
   listTaskGroup,
   lockTaskGroup,
   noEffects,
+  stepAbort,
+  StepError,
   toError,
   withSignal,
   type ClaimedTask,
   type JsonObject,
+  type StepAbort,
   type StepContext,
   type TaskClaim,
   type TaskFinish,
@@ -101,25 +104,38 @@ function outcomeOf(
   };
 }
 
-/** Run one claimed task and hand its outcome to `outcomes`; resolves once it is recorded. */
+/** A claimed task's run: the abort of its context, and whether its function has returned. */
+interface TaskRun {
+  abort: StepAbort;
+  returned: boolean;
+}
+
+/**
+ * Run one claimed task, its context's signal that of `run.abort`, and hand its outcome to
+ * `outcomes`; resolves once it is recorded (or found lost).
+ */
 async function runClaimedTask(
   internals: Internals,
   task: ClaimedTask,
   outcomes: OutcomeQueue,
+  run: TaskRun,
 ): Promise<void> {
   const effects = noEffects();
   const name = typeof task.context.taskName === 'string' ? task.context.taskName : task.stepName;
-  const context: StepContext = withSignal({
-    workflowId: task.workflowId,
-    workflowType: typeof task.context.workflowType === 'string' ? task.context.workflowType : '',
-    stepName: task.stepName,
-    taskName: name,
-    attempt: task.attempts,
-    idempotencyKey:
-      typeof task.context.idempotencyKey === 'string' ? task.context.idempotencyKey : task.id,
-    secrets: internals.secrets,
-    log: createStepLogger(effects, task.stepName),
-  });
+  const context: StepContext = withSignal(
+    {
+      workflowId: task.workflowId,
+      workflowType: typeof task.context.workflowType === 'string' ? task.context.workflowType : '',
+      stepName: task.stepName,
+      taskName: name,
+      attempt: task.attempts,
+      idempotencyKey:
+        typeof task.context.idempotencyKey === 'string' ? task.context.idempotencyKey : task.id,
+      secrets: internals.secrets,
+      log: createStepLogger(effects, task.stepName),
+    },
+    run.abort,
+  );
   let finish: TaskFinish;
   try {
     const result = await invokeStepFunction(
@@ -144,6 +160,8 @@ async function runClaimedTask(
     } else finish = { status: 'FAILED', error: result.error.message };
   } catch (error) {
     finish = { status: 'FAILED', error: toError(error).message };
+  } finally {
+    run.returned = true;
   }
   await outcomes.record({ task, outcome: outcomeOf(internals, task, finish, effects.logs) });
 }
@@ -184,8 +202,22 @@ export async function drainTasks(
   function start(task: ClaimedTask) {
     running++;
     ran++;
-    internals.heldTasks.add(task.id);
-    runClaimedTask(internals, task, outcomes)
+    const run: TaskRun = { abort: stepAbort(), returned: false };
+    internals.heldTasks.set(task.id, {
+      lost: () => {
+        // a body that has returned is not told: a listener it left must not fire after it
+        if (run.returned) return;
+        run.abort.abort(
+          new StepError(
+            'TASK_LOST',
+            task.stepName,
+            `task ${task.id} is no longer this worker's: its lease ran out and another worker took it over, or its step ended without it; what it returns is not recorded`,
+            { details: { task: task.id } },
+          ),
+        );
+      },
+    });
+    runClaimedTask(internals, task, outcomes, run)
       .catch((error: unknown) => {
         failure ??= { error };
       })

@@ -32,7 +32,13 @@ export interface StepContext {
   loopIndex?: number;
   loop_item?: unknown;
   loop_index?: number;
-  /** Aborted when the engine gives up on the step (shutdown, timeout). */
+  /**
+   * Aborted when the engine gives up on the step: an ASYNC or PARALLEL task that its worker no
+   * longer holds — its lease ran out and another worker took it over, or its step ended
+   * without it (a PARALLEL timeout, the workflow deleted) — is aborted at the
+   * worker's next heartbeat (cloud stores), and whatever it returns is not recorded. Steps
+   * the engine runs itself are never aborted: `close()` waits for them.
+   */
   signal: AbortSignal;
   secrets: SecretProvider;
   log: StepLogger;
@@ -54,14 +60,46 @@ export function createStepLogger(effects: StepEffects, stepName: string): StepLo
 }
 
 /**
- * `context` with its `signal`, made on first read: most steps never look at it, and an
- * AbortController per step or task is a cost every one of them would pay. Each context gets
- * its own, so listeners a step leaves on it go with the context.
+ * A step's abort, whose AbortController is made only when its signal is first read: most
+ * steps never look at it, and a controller per step or task is a cost every one of them
+ * would pay. An abort before that read is kept, and the signal is made already aborted.
  */
-export function withSignal<T extends object>(context: T): T & { readonly signal: AbortSignal } {
-  let signal: AbortSignal | undefined;
+export interface StepAbort {
+  readonly signal: AbortSignal;
+  /** Abort the signal with `reason` (only the first call counts). */
+  abort(reason: Error): void;
+}
+
+/** A new {@link StepAbort}. */
+export function stepAbort(): StepAbort {
+  let controller: AbortController | undefined;
+  let early: Error | undefined;
+  return {
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (early !== undefined) controller.abort(early);
+      }
+      return controller.signal;
+    },
+    abort(reason) {
+      if (controller) controller.abort(reason);
+      else early ??= reason;
+    },
+  };
+}
+
+/**
+ * `context` with its `signal`, the signal of `abort` (a new one by default): made on first
+ * read, so each context that is never asked for it costs no controller, and listeners a step
+ * leaves on it go with the context.
+ */
+export function withSignal<T extends object>(
+  context: T,
+  abort: StepAbort = stepAbort(),
+): T & { readonly signal: AbortSignal } {
   return Object.defineProperty(context, 'signal', {
-    get: () => (signal ??= new AbortController().signal),
+    get: () => abort.signal,
     enumerable: true,
   }) as T & { readonly signal: AbortSignal };
 }

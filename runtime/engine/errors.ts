@@ -38,7 +38,8 @@ export type StepErrorCode =
   | 'STEP_KIND_UNAVAILABLE'
   | 'STEP_INPUT_INVALID'
   | 'HUMAN_INPUT_TIMEOUT'
-  | 'AI_INFERENCE_FAILED';
+  | 'AI_INFERENCE_FAILED'
+  | 'TASK_LOST';
 
 /** Why a step failed; recorded in the audit log and the workflow's snapshot. */
 export class StepError extends SaffronError {

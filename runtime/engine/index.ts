@@ -2,7 +2,9 @@
 export {
   contextScope,
   createStepLogger,
+  stepAbort,
   withSignal,
+  type StepAbort,
   type StepContext,
   type StepLogger,
 } from './context.js';

@@ -1,6 +1,7 @@
 /**
- * Step contexts: `signal` is made on first read (one per context), and the scope expressions
- * and templates see is plain data without `signal`, `secrets` or `log`.
+ * Step contexts: `signal` is made on first read (one per context), an abort that comes
+ * before that read is kept, and the scope expressions and templates see is plain data without
+ * `signal`, `secrets` or `log`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import {
   createStepLogger,
   mapSecrets,
   noEffects,
+  stepAbort,
   withSignal,
   type StepContext,
 } from '../../runtime/index.js';
@@ -68,5 +70,32 @@ describe('step context', () => {
     const c = context();
     expect(contextScope(c)).toEqual(FIELDS);
     expect(made).toBe(0);
+  });
+
+  it('keeps an abort that comes before the signal is read, and makes the signal aborted', () => {
+    countControllers();
+    const abort = stepAbort();
+    const c = withSignal({ ...FIELDS }, abort);
+    const first = new Error('lost');
+    abort.abort(first);
+    abort.abort(new Error('again'));
+    expect(made).toBe(0);
+    expect(c.signal.aborted).toBe(true);
+    expect(c.signal.reason).toBe(first);
+    expect(made).toBe(1);
+  });
+
+  it('aborts a signal already read, once', () => {
+    const abort = stepAbort();
+    const c = withSignal({ ...FIELDS }, abort);
+    const { signal } = c;
+    let events = 0;
+    signal.addEventListener('abort', () => events++);
+    const first = new Error('lost');
+    abort.abort(first);
+    abort.abort(new Error('again'));
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(first);
+    expect(events).toBe(1);
   });
 });

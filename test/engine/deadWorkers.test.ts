@@ -156,6 +156,61 @@ for (const dialect of CLOUD_DIALECTS) {
       }
     });
 
+    it('aborts the signal of a task taken over from a live worker, and records nothing of it', async () => {
+      let entered!: () => void;
+      const running = new Promise<void>((resolve) => (entered = resolve));
+      let reason: unknown;
+      let signalsRead = 0;
+      const executor: StepExecutor = {
+        // the task waits for its signal, as a step blocked on the network would
+        async call(_functionPath, state, context) {
+          signalsRead++;
+          const { signal } = context;
+          entered();
+          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+          reason = signal.reason;
+          return { kind: 'returned', state: { ...state, score: -1 } };
+        },
+        close: () => Promise.resolve(),
+      };
+      const partitioned = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'partitioned',
+        executor,
+        heartbeatIntervalMs: 20,
+      });
+      try {
+        const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
+        const service = partitioned.serve({ leaseMs: 60_000, maintenance: false, pollMs: 20 });
+        await running;
+        // its lease ran out while its heartbeats did not reach the database; another worker
+        // takes the task over and finishes it
+        await sql`UPDATE tasks SET lease_expires_at = ${clock.now().toISOString()}::timestamptz
+          WHERE workflow_id = ${wf.id}`.execute(handle.store.db);
+        clock.advance(1);
+        expect(await rt.work()).toBe(1);
+        await rt.drain();
+        expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED', state: { score: 10 } });
+        // the partitioned worker's next heartbeat finds the task gone and aborts its step
+        await expect.poll(() => reason, { timeout: 5_000 }).toBeDefined();
+        expect(reason).toMatchObject({ name: 'StepError', code: 'TASK_LOST' });
+        expect((reason as Error).message).toMatch(/no longer this worker's/);
+        expect(signalsRead).toBe(1);
+        await service.stop();
+        // what the aborted step returned was not recorded
+        expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+          status: 'COMPLETED',
+          workerId: 'survivor',
+          attempts: 2,
+          result: { score: 10 },
+        });
+        expect(await rt.get(wf.id)).toMatchObject({ state: { score: 10 } });
+      } finally {
+        await partitioned.close();
+      }
+    });
+
     it('gives up a claim whose answer was lost, so a live worker does not sit on a task it never ran', async () => {
       const idle = engineFor(handle, {
         clock,

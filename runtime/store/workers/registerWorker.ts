@@ -64,16 +64,22 @@ export interface HeldClaims {
  *   another claim takes it over instead of waiting out the lease. Only claims older than
  *   `orphanedBefore` count: a claim whose answer is still on its way is not an orphan.
  *
- * Returns how many leases were renewed and how many orphans released.
+ * - A task it runs that the database no longer has as its claim — the lease ran out and
+ *   another worker took the task over, or its step ended without it (a PARALLEL timeout, the
+ *   workflow deleted) — is `lost`: the worker should stop it, and its outcome will not be
+ *   recorded.
+ *
+ * Returns how many leases were renewed and how many orphans released, and the lost tasks.
  */
 export async function keepTaskClaims(
   h: StoreHandle,
   claims: HeldClaims,
-): Promise<{ renewed: number; released: number }> {
+): Promise<{ renewed: number; released: number; lost: string[] }> {
   const until = h.codec.time(claims.until);
   const now = h.codec.time(claims.now);
   try {
     let renewed = 0;
+    const lost: string[] = [];
     if (claims.running.length > 0) {
       const result = await h.db
         .updateTable('tasks')
@@ -88,6 +94,19 @@ export async function keepTaskClaims(
         )
         .executeTakeFirst();
       renewed = Number(result.numUpdatedRows);
+      const held = await h.db
+        .selectFrom('tasks')
+        .select('id')
+        .where((eb) =>
+          eb.and([
+            eb('id', 'in', [...claims.running]),
+            eb('worker_id', '=', claims.workerId),
+            eb('status', '=', 'CLAIMED'),
+          ]),
+        )
+        .execute();
+      const still = new Set(held.map((r) => r.id));
+      for (const id of claims.running) if (!still.has(id)) lost.push(id);
     }
     const orphans = await h.db
       .updateTable('tasks')
@@ -102,7 +121,7 @@ export async function keepTaskClaims(
         ]),
       )
       .executeTakeFirst();
-    return { renewed, released: Number(orphans.numUpdatedRows) };
+    return { renewed, released: Number(orphans.numUpdatedRows), lost };
   } catch (error) {
     throw translateDriverError(error, `keep the task claims of worker ${claims.workerId}`);
   }
