@@ -2,7 +2,9 @@
  * Workers that die and workers that are only slow: the maintenance pass declares a node dead
  * once its worker_nodes heartbeat is older than the zombie threshold and hands its tasks to
  * the next claim at once, long before their lease would run out; a live worker's heartbeat
- * renews the leases of the tasks it holds, so a task longer than one lease stays with it.
+ * renews the leases of the tasks it holds, so a task longer than one lease stays with it, and
+ * aborts the step of a task it runs but no longer holds (taken over, or its PARALLEL step
+ * timed out).
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -156,23 +158,35 @@ for (const dialect of CLOUD_DIALECTS) {
       }
     });
 
-    it('aborts the signal of a task taken over from a live worker, and records nothing of it', async () => {
+    /** An executor whose tasks wait for their signal, as a step blocked on the network would. */
+    function waitingExecutor() {
       let entered!: () => void;
       const running = new Promise<void>((resolve) => (entered = resolve));
-      let reason: unknown;
-      let signalsRead = 0;
+      const seen: { reason?: unknown; signalsRead: number } = { signalsRead: 0 };
       const executor: StepExecutor = {
-        // the task waits for its signal, as a step blocked on the network would
         async call(_functionPath, state, context) {
-          signalsRead++;
+          seen.signalsRead++;
           const { signal } = context;
           entered();
           await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
-          reason = signal.reason;
+          seen.reason = signal.reason;
           return { kind: 'returned', state: { ...state, score: -1 } };
         },
         close: () => Promise.resolve(),
       };
+      return { executor, running, seen };
+    }
+
+    /** The step of the task `partitioned` runs was aborted as lost. */
+    async function expectLost(seen: { reason?: unknown; signalsRead: number }) {
+      await expect.poll(() => seen.reason, { timeout: 5_000 }).toBeDefined();
+      expect(seen.reason).toMatchObject({ name: 'StepError', code: 'TASK_LOST' });
+      expect((seen.reason as Error).message).toMatch(/no longer this worker's/);
+      expect(seen.signalsRead).toBe(1);
+    }
+
+    it('aborts the signal of a task taken over from a live worker, and records nothing of it', async () => {
+      const { executor, running, seen } = waitingExecutor();
       const partitioned = engineFor(handle, {
         clock,
         runTasks: false,
@@ -193,10 +207,7 @@ for (const dialect of CLOUD_DIALECTS) {
         await rt.drain();
         expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED', state: { score: 10 } });
         // the partitioned worker's next heartbeat finds the task gone and aborts its step
-        await expect.poll(() => reason, { timeout: 5_000 }).toBeDefined();
-        expect(reason).toMatchObject({ name: 'StepError', code: 'TASK_LOST' });
-        expect((reason as Error).message).toMatch(/no longer this worker's/);
-        expect(signalsRead).toBe(1);
+        await expectLost(seen);
         await service.stop();
         // what the aborted step returned was not recorded
         expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
@@ -208,6 +219,50 @@ for (const dialect of CLOUD_DIALECTS) {
         expect(await rt.get(wf.id)).toMatchObject({ state: { score: 10 } });
       } finally {
         await partitioned.close();
+      }
+    });
+
+    it('aborts the signal of a task whose PARALLEL step timed out', async () => {
+      const { executor, running, seen } = waitingExecutor();
+      const busy = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'busy',
+        executor,
+        heartbeatIntervalMs: 20,
+      });
+      try {
+        const wf = await rt.start(
+          await definition(`
+workflow_type: fan_timeout
+automate_next: true
+steps:
+  - name: fan
+    type: PARALLEL
+    timeout_seconds: 5
+    allow_partial_success: true
+    tasks:
+      - { name: slow, function_path: steps.score_async }
+`),
+          { amount: 5 },
+        );
+        const service = busy.serve({ leaseMs: 60_000, maintenance: false, pollMs: 20 });
+        await running;
+        clock.advance(5_001);
+        expect((await rt.maintain()).timeouts).toBe(1);
+        await rt.drain();
+        expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED' });
+        await expectLost(seen);
+        await service.stop();
+        expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+          status: 'FAILED',
+          workerId: 'busy',
+        });
+        expect(String((await listTasks(handle.store, wf.id))[0]!.error)).toContain(
+          'timed out after 5 s',
+        );
+      } finally {
+        await busy.close();
       }
     });
 
