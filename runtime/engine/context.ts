@@ -35,9 +35,9 @@ export interface StepContext {
   /**
    * Aborted when the engine gives up on the step: an ASYNC or PARALLEL task that its worker no
    * longer holds — its lease ran out and another worker took it over, or its step ended
-   * without it (a PARALLEL timeout, the workflow deleted) — is aborted at the
-   * worker's next heartbeat (cloud stores), and whatever it returns is not recorded. Steps
-   * the engine runs itself are never aborted: `close()` waits for them.
+   * without it (a PARALLEL timeout, the workflow deleted) — is aborted at the worker's next
+   * heartbeat (cloud stores), with a `TASK_LOST` StepError, and whatever it returns is not
+   * recorded. Steps the engine runs itself are never aborted: `close()` waits for them.
    */
   signal: AbortSignal;
   secrets: SecretProvider;

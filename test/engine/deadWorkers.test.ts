@@ -168,7 +168,11 @@ for (const dialect of CLOUD_DIALECTS) {
           seen.signalsRead++;
           const { signal } = context;
           entered();
-          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+          // bounded, so that a worker that never aborts fails the test instead of hanging it
+          await new Promise<void>((resolve) => {
+            signal.addEventListener('abort', () => resolve());
+            setTimeout(resolve, 10_000).unref();
+          });
           seen.reason = signal.reason;
           return { kind: 'returned', state: { ...state, score: -1 } };
         },
@@ -177,7 +181,7 @@ for (const dialect of CLOUD_DIALECTS) {
       return { executor, running, seen };
     }
 
-    /** The step of the task `partitioned` runs was aborted as lost. */
+    /** The waiting task's step was aborted as lost, and read its signal once. */
     async function expectLost(seen: { reason?: unknown; signalsRead: number }) {
       await expect.poll(() => seen.reason, { timeout: 5_000 }).toBeDefined();
       expect(seen.reason).toMatchObject({ name: 'StepError', code: 'TASK_LOST' });
