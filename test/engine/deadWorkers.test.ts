@@ -52,6 +52,9 @@ for (const dialect of CLOUD_DIALECTS) {
       await rt.close();
       await handle.close();
     });
+    /** A worker that runs its tasks with `executor` and beats its heartbeat every 20 ms. */
+    const taskWorker = (workerId: string, executor: StepExecutor) =>
+      engineFor(handle, { clock, runTasks: false, workerId, executor, heartbeatIntervalMs: 20 });
 
     it('declares a worker with a stale heartbeat dead and hands its task over before the lease runs out', async () => {
       const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
@@ -120,13 +123,7 @@ for (const dialect of CLOUD_DIALECTS) {
         },
         close: () => inline.close(),
       };
-      const slow = engineFor(handle, {
-        clock,
-        runTasks: false,
-        workerId: 'slow',
-        executor,
-        heartbeatIntervalMs: 20,
-      });
+      const slow = taskWorker('slow', executor);
       try {
         const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
         const service = slow.serve({ leaseMs: 60_000, maintenance: false, pollMs: 20 });
@@ -191,13 +188,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('aborts the signal of a task taken over from a live worker, and records nothing of it', async () => {
       const { executor, running, seen } = waitingExecutor();
-      const partitioned = engineFor(handle, {
-        clock,
-        runTasks: false,
-        workerId: 'partitioned',
-        executor,
-        heartbeatIntervalMs: 20,
-      });
+      const partitioned = taskWorker('partitioned', executor);
       try {
         const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
         const service = partitioned.serve({ leaseMs: 60_000, maintenance: false, pollMs: 20 });
@@ -228,13 +219,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('aborts the signal of a task whose PARALLEL step timed out', async () => {
       const { executor, running, seen } = waitingExecutor();
-      const busy = engineFor(handle, {
-        clock,
-        runTasks: false,
-        workerId: 'busy',
-        executor,
-        heartbeatIntervalMs: 20,
-      });
+      const busy = taskWorker('busy', executor);
       try {
         const wf = await rt.start(
           await definition(`
