@@ -158,5 +158,13 @@ export type { AgentLogEntry, AgentLogger, AgentLogLevel } from './agent/agentLog
 export type { RestartRequest } from './agent/agentHandlers.js';
 export type { LocalRunOutcome, LocalRunRequest } from './agent/runLocalWorkflow.js';
 export { loadCardKey, type CardKey } from './agent/cardKeyFile.js';
+export {
+  createWalCheckpoints,
+  WAL_BACKSTOP_PAGES,
+  WAL_IDLE_CHECK_MS,
+  type WalCheckpointEvent,
+  type WalCheckpoints,
+  type WalCheckpointsOptions,
+} from './agent/walCheckpoints.js';
 export { createLocalApi, type LocalApi, type LocalApiOptions } from './local/localApi.js';
 export { bearerMatches, loadLocalToken, type LocalToken } from './local/localToken.js';

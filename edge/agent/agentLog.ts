@@ -4,11 +4,13 @@
  * secret, token, card data or workflow state: those are not in the events to begin with, and
  * error messages come from the components, which keep them free of secrets.
  */
+import { SaffronError, toError } from '../../runtime/index.js';
 import type { CommandChannelEvent } from '../commands/commandChannel.js';
 import type { ConfigSyncEvent } from '../config/configSync.js';
 import type { MetricsEvent } from '../metrics/metricsReporter.js';
 import type { SafSyncEvent } from '../sync/safSync.js';
 import type { WasmCacheEvent } from '../wasm/wasmCache.js';
+import type { WalCheckpointEvent } from './walCheckpoints.js';
 import type { ConnectivityChange } from './connectivity.js';
 
 /** Severity of an entry. */
@@ -24,6 +26,17 @@ export interface AgentLogEntry {
 
 /** Where entries go. */
 export type AgentLogger = (entry: AgentLogEntry) => void;
+
+/** Log-safe description of an error: its code and message. */
+export function failureEntry(event: string, msg: string, error: unknown) {
+  const e = toError(error);
+  return {
+    level: 'error' as const,
+    event,
+    msg: `${msg}: ${e.message}`,
+    ...(e instanceof SaffronError ? { code: e.code } : {}),
+  };
+}
 
 /** The entry for a connectivity change. */
 export function connectivityEntry(change: ConnectivityChange): AgentLogEntry {
@@ -147,6 +160,24 @@ export function wasmEntry(event: WasmCacheEvent): AgentLogEntry {
     default: {
       const never: never = event;
       return { level: 'debug', event: 'edge.wasm', msg: String(never) };
+    }
+  }
+}
+
+/** The entry for a WAL checkpoint event (checkpoints are debug). */
+export function walEntry(event: WalCheckpointEvent): AgentLogEntry {
+  switch (event.type) {
+    case 'edge.wal.checkpointed':
+      return {
+        level: 'debug',
+        event: event.type,
+        msg: `database log checkpointed while idle: ${event.result.checkpointedPages} of ${event.result.logPages} page(s)${event.result.busy ? ' (busy)' : ''}`,
+      };
+    case 'edge.wal.failed':
+      return failureEntry(event.type, 'database log checkpoint failed', event.error);
+    default: {
+      const never: never = event;
+      return { level: 'debug', event: 'edge.wal', msg: String(never) };
     }
   }
 }

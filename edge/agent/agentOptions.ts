@@ -50,6 +50,13 @@ export interface EdgeAgentOptions {
   safBatchSize?: number;
   /** Period of the metrics report (5 min). */
   metricsIntervalMs?: number;
+  /**
+   * How often the agent looks for an idle moment to checkpoint its database log (1 s;
+   * walCheckpoints.ts), and the log size in pages at which a commit checkpoints anyway
+   * (10,000: 40 MiB of log at most).
+   */
+  walIdleCheckMs?: number;
+  walBackstopPages?: number;
   /** Poll period for commands while the socket is down (30 s). */
   commandPollIntervalMs?: number;
   /**

@@ -3,7 +3,7 @@
  * created if absent) → signed cloud client wrapped by the connectivity tracker → workflow
  * catalog (installed files, then hot-deployed definitions) → SAF recorder → WASM cache →
  * engine (its settle hook the recorder, its WASM source the cache) → SAF sync → metrics →
- * command channel with every handler. Nothing here talks to the network or starts a
+ * command channel with every handler → the store's idle-time log checkpoints. Nothing here talks to the network or starts a
  * background loop: that is `start()`'s job (createEdgeAgent.ts).
  */
 import { dirname } from 'node:path';
@@ -18,9 +18,7 @@ import {
   envSecrets,
   inlineExecutor,
   openStore,
-  SaffronError,
   threadsExecutor,
-  toError,
   type Store,
 } from '../../runtime/index.js';
 import { createCloudClient } from '../cloud/cloudClient.js';
@@ -38,12 +36,14 @@ import {
   connectivityEntry,
   metricsEntry,
   syncEntry,
+  walEntry,
   wasmEntry,
   type AgentLogger,
 } from './agentLog.js';
 import type { EdgeAgentOptions } from './agentOptions.js';
 import { createConnectivity, type Connectivity } from './connectivity.js';
 import { AgentError } from './errors.js';
+import { createWalCheckpoints, type WalCheckpoints } from './walCheckpoints.js';
 import { createWorkflowCatalog, type WorkflowCatalog } from './workflowCatalog.js';
 
 /** The parts of a running agent. */
@@ -59,6 +59,8 @@ export interface AgentParts {
   commands: CommandChannel;
   metrics: MetricsReporter;
   sync: SafSync;
+  /** Checkpoints of the store's log while the terminal is idle. */
+  wal: WalCheckpoints;
   /** Set once the cloud key is known (agentConfig.ts). */
   config: ConfigSync | undefined;
 }
@@ -77,17 +79,6 @@ export interface AgentContext {
   later(ms: number, callback: () => void): void;
   /** A REBOOT was acked. */
   restart(request: RestartRequest): void;
-}
-
-/** Log-safe description of an error: its code and message. */
-export function failureEntry(event: string, msg: string, error: unknown) {
-  const e = toError(error);
-  return {
-    level: 'error' as const,
-    event,
-    msg: `${msg}: ${e.message}`,
-    ...(e instanceof SaffronError ? { code: e.code } : {}),
-  };
 }
 
 /** Fetch those of `hashes` not cached yet, in the background. */
@@ -189,6 +180,15 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       now,
       timers,
     });
+    const wal = createWalCheckpoints({
+      store,
+      timers,
+      ...(options.walIdleCheckMs !== undefined ? { idleMs: options.walIdleCheckMs } : {}),
+      ...(options.walBackstopPages !== undefined
+        ? { backstopPages: options.walBackstopPages }
+        : {}),
+      onEvent: (event) => log(walEntry(event)),
+    });
     const handlers = {
       ...defaultCommandHandlers({
         config: {
@@ -239,6 +239,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       commands,
       metrics,
       sync,
+      wal,
       config: undefined,
     };
     return parts;

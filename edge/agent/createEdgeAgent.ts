@@ -31,12 +31,11 @@ import { type SafLimits, safLimitsFromConfig } from '../saf/safLimits.js';
 import { systemTimers } from '../timers/timers.js';
 import { wasmHashesOf } from '../wasm/wasmHashes.js';
 import type { RestartRequest } from './agentHandlers.js';
-import type { AgentLogEntry, AgentLogger } from './agentLog.js';
+import { failureEntry, type AgentLogEntry, type AgentLogger } from './agentLog.js';
 import { startAgentConfig } from './agentConfig.js';
 import type { EdgeAgentOptions } from './agentOptions.js';
 import {
   assembleAgent,
-  failureEntry,
   prefetchMissing,
   type AgentContext,
   type AgentParts,
@@ -168,6 +167,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
       await p.commands.start();
       p.metrics.start();
       p.sync.start();
+      p.wal.start();
       log({
         level: 'info',
         event: 'edge.started',
@@ -180,6 +180,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
       if (!p) return Promise.resolve();
       stopping ??= (async () => {
         p.connectivity.quiet();
+        p.wal.stop();
         for (const handle of pendingTimers) timers.clearTimeout(handle);
         pendingTimers.clear();
         const results = await Promise.allSettled([

@@ -35,6 +35,12 @@ export {
 export { migrationChecksum, type Migration } from './migrate/migration.js';
 export { ensureEdgeSchema } from './sqlite/ensureEdgeSchema.js';
 export { SAF_BACKLOG_TOTALS_KEY } from './sqlite/safBacklogTotals.js';
+export {
+  checkpointWal,
+  setWalAutocheckpoint,
+  sqliteChangeCount,
+  type WalCheckpointResult,
+} from './sqlite/walCheckpoint.js';
 export { validateSchema, type SchemaValidation } from './validateSchema.js';
 export { collectStats, type StoreStats } from './collectStats.js';
 export type { NewWorkflow, WorkflowRecord } from './workflows/record.js';

@@ -205,6 +205,7 @@ describe('edge agent offline, through its local API', () => {
       stepsRoot: folder,
       workflowDirs: [folder],
       cloudPublicKeyPem: ephemeralKeyring().publicKeyPem,
+      walIdleCheckMs: 50,
     });
     await harness.agent.start();
     api = createLocalApi({ agent: harness.agent, token });
@@ -252,6 +253,16 @@ describe('edge agent offline, through its local API', () => {
     expect(after.pending_count).toBe(before.pending_count + 2);
     const read = await call(`/local/v1/workflows/${approved.body.id as string}`);
     expect(read.body).toMatchObject({ id: approved.body.id, status: 'COMPLETED' });
+  });
+
+  it('checkpoints its database log once idle', async () => {
+    const paid = await run(payment(700));
+    expect(paid.body).toMatchObject({ status: 'COMPLETED' });
+    // the payment's pages are copied over once a whole look period went by without a write
+    const done = await harness.log.next('edge.wal.checkpointed', (e) =>
+      /: [1-9]\d* of [1-9]\d* page\(s\)$/.test(e.msg),
+    );
+    expect(done.level).toBe('debug');
   });
 
   it('answers a repeated idempotency key with the first workflow, and refuses it for another type', async () => {
