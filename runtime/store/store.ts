@@ -19,6 +19,11 @@ export interface StoreHandle {
   readonly codec: Codec;
   /** Compiled hot-path queries of this store (see cachedQuery.ts), shared by its transactions. */
   readonly statements: Map<string, CompiledQuery>;
+  /**
+   * Inside a transaction of a SQLite store only: the connection the transaction holds, on
+   * which a compiled hot-path query runs directly (cachedQuery.ts). Absent everywhere else.
+   */
+  readonly sqliteInTransaction?: BetterSqlite3.Database;
 }
 
 /** The raw driver under a store, for dialect-specific work (LISTEN/NOTIFY, benchmarks). */
@@ -70,10 +75,18 @@ export function makeStore(
   codec: Codec,
   onClose: () => Promise<void>,
   deferredFlush?: DeferredFlush,
+  sqliteConnection?: BetterSqlite3.Database,
 ): Store {
   let closed: Promise<void> | undefined;
   const dialect = driver.dialect;
   const statements = new Map<string, CompiledQuery>();
+  const handle = (tx: Kysely<Database>): StoreHandle => ({
+    dialect,
+    db: tx,
+    codec,
+    statements,
+    ...(sqliteConnection ? { sqliteInTransaction: sqliteConnection } : {}),
+  });
   return {
     target,
     driver,
@@ -86,14 +99,12 @@ export function makeStore(
         ? db.connection().execute(async (conn) => {
             await conn.executeQuery(deferredFlush.enter);
             try {
-              return await conn
-                .transaction()
-                .execute((tx) => fn({ dialect, db: tx, codec, statements }));
+              return await conn.transaction().execute((tx) => fn(handle(tx)));
             } finally {
               await conn.executeQuery(deferredFlush.leave);
             }
           })
-        : db.transaction().execute((tx) => fn({ dialect, db: tx, codec, statements })),
+        : db.transaction().execute((tx) => fn(handle(tx))),
     close: () => (closed ??= db.destroy().then(onClose)),
   };
 }

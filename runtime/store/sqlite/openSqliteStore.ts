@@ -32,9 +32,8 @@ export function openSqliteStore(file: string): Store {
   } catch (error) {
     throw translateDriverError(error, `open SQLite database ${file}`);
   }
-  const db = new Kysely<Schema>({
-    dialect: new SqliteDialect({ database: cacheStatements(database) }),
-  });
+  const connection = cacheStatements(database);
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: connection }) });
   return makeStore(
     { kind: 'sqlite', file },
     { dialect: 'sqlite', database },
@@ -48,5 +47,6 @@ export function openSqliteStore(file: string): Store {
       enter: CompiledQuery.raw('PRAGMA synchronous = NORMAL'),
       leave: CompiledQuery.raw(`PRAGMA synchronous = ${SYNCHRONOUS}`),
     },
+    connection,
   );
 }
