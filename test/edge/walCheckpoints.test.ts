@@ -12,14 +12,13 @@ import {
   WAL_BACKSTOP_PAGES,
   type WalCheckpointEvent,
 } from '../../edge/index.js';
-import { checkpointWal, setWalAutocheckpoint, type Store } from '../../runtime/index.js';
+import { checkpointWal, openStore, setWalAutocheckpoint, type Store } from '../../runtime/index.js';
 import {
   eventLog,
   manualTimers,
   openEdgeStore,
   type EdgeStoreHandle,
 } from '../support/edgeComponents.js';
-import { openStore } from '../../runtime/index.js';
 
 /** Write `rows` rows of 2 KB into a scratch table (two to a 4 KiB page). */
 async function write(store: Store, rows: number): Promise<void> {
