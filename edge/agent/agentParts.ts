@@ -3,8 +3,9 @@
  * created if absent) → signed cloud client wrapped by the connectivity tracker → workflow
  * catalog (installed files, then hot-deployed definitions) → SAF recorder → WASM cache →
  * engine (its settle hook the recorder, its WASM source the cache) → SAF sync → metrics →
- * command channel with every handler → the store's idle-time log checkpoints. Nothing here talks to the network or starts a
- * background loop: that is `start()`'s job (createEdgeAgent.ts).
+ * command channel with every handler → the store's idle-time log checkpoints. Nothing here
+ * talks to the network or starts a background loop: that is `start()`'s job
+ * (createEdgeAgent.ts).
  */
 import { dirname } from 'node:path';
 import {
