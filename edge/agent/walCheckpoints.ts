@@ -54,6 +54,8 @@ export function createWalCheckpoints(options: WalCheckpointsOptions): WalCheckpo
   const idleMs = options.idleMs ?? WAL_IDLE_CHECK_MS;
   const backstopPages = options.backstopPages ?? WAL_BACKSTOP_PAGES;
   if (!(idleMs > 0)) throw new RangeError(`idleMs must be positive, got ${idleMs}`);
+  if (!Number.isSafeInteger(backstopPages) || backstopPages < 0)
+    throw new RangeError(`backstopPages must be an integer ≥ 0, got ${backstopPages}`);
   const onEvent = options.onEvent ?? (() => undefined);
   let timer: unknown;
   let running = false;

@@ -110,5 +110,8 @@ describe('idle-time WAL checkpoints of the edge store', () => {
     expect(() =>
       createWalCheckpoints({ store: edge.store, timers: manualTimers(), idleMs: 0 }),
     ).toThrow(RangeError);
+    expect(() =>
+      createWalCheckpoints({ store: edge.store, timers: manualTimers(), backstopPages: 1.5 }),
+    ).toThrow(/backstopPages/); // at creation, before the agent starts anything
   });
 });
