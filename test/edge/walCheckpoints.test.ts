@@ -112,6 +112,6 @@ describe('idle-time WAL checkpoints of the edge store', () => {
     ).toThrow(RangeError);
     expect(() =>
       createWalCheckpoints({ store: edge.store, timers: manualTimers(), backstopPages: 1.5 }),
-    ).toThrow(/backstopPages/); // at creation, before the agent starts anything
+    ).toThrow(/backstopPages/); // at creation: the agent assembles its parts before starting any
   });
 });
