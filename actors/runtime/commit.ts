@@ -26,6 +26,7 @@ import {
   type NewTask,
   type NewTimer,
   type NewWorkflow,
+  type NewWorkflowRow,
   type ScheduledWorkflow,
   type StepCommit,
   type StepLog,
@@ -40,8 +41,11 @@ import {
 /** The data of one workflow's commit. */
 export interface CommitPlan {
   workflowId: string;
-  /** A workflow created by this commit (start): inserted instead of updated. */
-  created?: NewWorkflow;
+  /**
+   * A workflow created by this commit (start): inserted instead of updated, at version 0 or
+   * at the version of the last commit folded into it ({@link foldPlans}).
+   */
+  created?: NewWorkflowRow;
   expectedVersion: number;
   /** The workflow's status at `expectedVersion` (see {@link WorkflowRowUpdate.statusBefore}). */
   statusBefore?: WorkflowStatus;
@@ -130,6 +134,50 @@ const rowUpdate = (p: CommitPlan): WorkflowRowUpdate => ({
   ...p.row,
 });
 
+/** The workflow's version once `p` is written. */
+export const versionAfter = (p: CommitPlan): number =>
+  p.created ? (p.created.version ?? 0) : p.expectedVersion + 1;
+
+/**
+ * One plan for a workflow's creation and the commits that followed it, none of them written
+ * yet (commitQueue.ts, durability `boundaries`): the row is inserted once, as the last of them
+ * leaves it and at its version, with every plan's audit, metric and log rows and outbox in
+ * order. A heartbeat the last one removes is never written: no row can hold one yet. Undefined
+ * unless `plans` start with the creation and each of the rest follows the one before it.
+ */
+export function foldPlans(plans: readonly CommitPlan[], now: Date): CommitPlan | undefined {
+  const [first, ...rest] = plans;
+  if (!first?.created || rest.length === 0) return undefined;
+  let version = versionAfter(first);
+  for (const p of rest) {
+    if (p.created || p.workflowId !== first.workflowId || p.expectedVersion !== version)
+      return undefined;
+    version = p.expectedVersion + 1;
+  }
+  const last = rest.at(-1)!;
+  const beat = plans.map((p) => p.heartbeat).findLast((h) => h !== 'keep') ?? 'keep';
+  const all = <K extends keyof CommitPlan>(key: K) =>
+    plans.flatMap((p) => p[key] as unknown[]) as CommitPlan[K];
+  return {
+    workflowId: first.workflowId,
+    created: { ...first.created, ...last.row, version, updatedAt: now },
+    expectedVersion: version,
+    row: last.row,
+    audit: all('audit'),
+    metrics: all('metrics'),
+    logs: all('logs'),
+    children: all('children'),
+    schedules: all('schedules'),
+    timers: all('timers'),
+    childBeats: all('childBeats'),
+    tasks: all('tasks'),
+    settleTimers: all('settleTimers'),
+    compensations: all('compensations'),
+    outbox: all('outbox'),
+    heartbeat: beat === 'delete' ? 'keep' : beat,
+  };
+}
+
 /** A plan that changes the workflow row and nothing else yet. */
 export function newPlan(
   workflowId: string,
@@ -209,13 +257,14 @@ export async function writePlans(
     for (const c of p.compensations) await recordCompensation(tx, c);
     for (const write of p.outbox) await write(tx);
   }
-  return plans.map((p) => (p.created ? 0 : p.expectedVersion + 1));
+  return plans.map(versionAfter);
 }
 
 /**
- * Write a batch of plans; each gets its own outcome. Plain step commits (the common case) go
- * through the store's batched step commit, where one plan's version conflict does not undo
- * the others; a batch with outbox rows is one transaction that succeeds or fails whole.
+ * Write a batch of plans; each gets its own outcome. Plain step commits of distinct
+ * workflows (the common case) go through the store's batched step commit, where one plan's
+ * version conflict does not undo the others; any other batch is one transaction that
+ * succeeds or fails whole.
  */
 export async function commitBatch(
   store: Store,
@@ -223,13 +272,13 @@ export async function commitBatch(
   now: Date,
   options: TransactionOptions = {},
 ): Promise<(number | Error)[]> {
-  if (plans.every(isStepOnly)) {
+  // the store's step commit reports by workflow: a workflow twice goes through the
+  // transaction, where one stale commit fails it whole and the batch is redone one by one
+  if (plans.every(isStepOnly) && new Set(plans.map((p) => p.workflowId)).size === plans.length) {
     const done = await commitSteps(store, plans.map(toStepCommit), now, options);
     return plans.map((p) =>
       done.has(p.workflowId)
-        ? p.created
-          ? 0
-          : p.expectedVersion + 1
+        ? versionAfter(p)
         : new ConflictError(`workflow ${p.workflowId} changed since version ${p.expectedVersion}`, {
             details: { workflowId: p.workflowId },
           }),

@@ -19,14 +19,23 @@
  * of the process or a power cut can then take a running workflow back to its last written
  * commit, and the steps since run again (step execution is at-least-once with stable
  * idempotency keys either way), or lose a workflow whose drive had not answered yet; nothing
- * the world has seen — an answer, a record, a task — is lost. Folding a payment's creation and
- * its five intermediate steps into the commit that ends it makes one disk flush of the two
- * it was, and writes each page they touch once instead of six times (README: Schema).
+ * the world has seen — an answer, a record, a task — is lost. A held creation and the commits
+ * that follow it are folded into one ({@link foldPlans}): the row is inserted once, as the
+ * last of them leaves it, and a heartbeat the end removes is never written. So a payment —
+ * its start, five intermediate steps and its end — is one transaction, one disk flush and one
+ * row write, where it was seven commits (README: Step durability).
  * `every-step` (default) writes and flushes every commit.
  */
 import type { Store } from '../../runtime/index.js';
 import { createBatchQueue } from './batchQueue.js';
-import { type CommitPlan, commitBatch, commitPlan, isHoldable } from './commit.js';
+import {
+  type CommitPlan,
+  commitBatch,
+  commitPlan,
+  foldPlans,
+  isHoldable,
+  versionAfter,
+} from './commit.js';
 
 /** When step commits are flushed to disk (see the module comment). */
 export type StepDurability = 'every-step' | 'boundaries';
@@ -52,6 +61,34 @@ interface Pending {
   reject: (error: unknown) => void;
   /** Flush this one's transaction even if it holds only intermediate steps. */
   flush?: boolean;
+  /** The commits folded into this one ({@link fold}), written one by one if it fails. */
+  parts?: Pending[];
+}
+
+/**
+ * `parts` — a workflow's held creation and the commits after it — as one pending commit of
+ * one row write ({@link foldPlans}), or undefined when they do not fold.
+ */
+function fold(parts: Pending[]): Pending | undefined {
+  if (parts.length < 2) return undefined;
+  const now = parts.at(-1)!.now;
+  const plan = foldPlans(
+    parts.map((p) => p.plan),
+    now,
+  );
+  if (!plan) return undefined;
+  return {
+    plan,
+    now,
+    flush: parts.some((p) => p.flush || !isHoldable(p.plan)),
+    resolve: () => {
+      for (const p of parts) p.resolve(versionAfter(p.plan));
+    },
+    reject: (error) => {
+      for (const p of parts) p.reject(error);
+    },
+    parts,
+  };
 }
 
 /**
@@ -84,11 +121,13 @@ export function createCommitQueue(
         else p.resolve(outcome);
       });
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
+      // one by one, folded commits too, so that only the one at fault fails
+      const single = batch.flatMap((p) => p.parts ?? [p]);
+      if (single.length === 1) {
+        single[0]!.reject(error);
         return;
       }
-      for (const p of batch)
+      for (const p of single)
         await commitPlan(store, p.plan, p.now, { flush }).then(p.resolve, p.reject);
     }
   };
@@ -102,17 +141,25 @@ export function createCommitQueue(
   const writing = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
 
-  /** Queue what `workflowId` holds; resolves once written (a failure is kept for its next commit). */
-  const writeHeld = (workflowId: string, flush: boolean): Promise<void> => {
+  /**
+   * Queue what `workflowId` holds, then `next` (its commit that is not held), folded into one
+   * row write when they start with the workflow's creation; resolves once what was held is
+   * written (a failure is kept for its next commit).
+   */
+  const writeHeld = (workflowId: string, flush: boolean, next?: Pending): Promise<void> => {
     const list = held.get(workflowId);
-    if (!list) return Promise.resolve();
+    if (!list) {
+      if (next) queue.push(next);
+      return Promise.resolve();
+    }
     held.delete(workflowId);
     if (held.size === 0) clearTimeout(timer);
     const last = list.length - 1;
+    const parts: Pending[] = [];
     const written = list.map(
       (p, i) =>
         new Promise<void>((resolve) => {
-          queue.push({
+          parts.push({
             plan: p.plan,
             now: p.now,
             flush: flush && i === last,
@@ -125,6 +172,9 @@ export function createCommitQueue(
           });
         }),
     );
+    if (next) parts.push(next);
+    const folded = durability === 'boundaries' ? fold(parts) : undefined;
+    for (const p of folded ? [folded] : parts) queue.push(p);
     const all = Promise.all([writing.get(workflowId), ...written]).then(() => undefined);
     writing.set(workflowId, all);
     void all.then(() => {
@@ -168,8 +218,7 @@ export function createCommitQueue(
           hold(pending);
           return;
         }
-        void writeHeld(plan.workflowId, false);
-        queue.push(pending);
+        void writeHeld(plan.workflowId, false, pending);
       });
     },
 

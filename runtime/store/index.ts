@@ -43,7 +43,7 @@ export {
 } from './sqlite/walCheckpoint.js';
 export { validateSchema, type SchemaValidation } from './validateSchema.js';
 export { collectStats, type StoreStats } from './collectStats.js';
-export type { NewWorkflow, WorkflowRecord } from './workflows/record.js';
+export type { NewWorkflow, NewWorkflowRow, WorkflowRecord } from './workflows/record.js';
 export { insertWorkflow } from './workflows/insertWorkflow.js';
 export { upsertWorkflow } from './workflows/upsertWorkflow.js';
 export { updateWorkflow, type WorkflowChanges } from './workflows/updateWorkflow.js';

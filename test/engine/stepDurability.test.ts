@@ -9,6 +9,7 @@
  * run again; a workflow whose first drive had not answered is not there at all.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCommitQueue, type StepDurability } from '../../actors/runtime/commitQueue.js';
@@ -104,6 +105,16 @@ const stepPlan = (id: string, version: number, name: string) =>
     'keep',
   );
 
+/** The better-sqlite3 database under `store`. */
+const driverOf = (store: Store) => {
+  if (store.driver.dialect !== 'sqlite') throw new Error('not SQLite');
+  return store.driver.database;
+};
+
+/** Rows inserted, updated or deleted on `db`'s connection since it was opened. */
+const totalChanges = (db: ReturnType<typeof driverOf>) =>
+  Number((db.prepare('SELECT total_changes() AS n').get() as { n: number }).n);
+
 const synchronous = (store: Store) =>
   store.driver.dialect === 'sqlite'
     ? store.driver.database.pragma('synchronous', { simple: true })
@@ -172,6 +183,104 @@ describe('step durability on SQLite', () => {
       'four',
     ]);
     await rt.close();
+  });
+
+  it('boundaries: a creation and the commits after it are one row insert, with no heartbeat row', async () => {
+    const { rt } = boundaries();
+    const db = driverOf(handle.store);
+    const before = totalChanges(db);
+    const wf = await rt.start(await definition(FLOW));
+    expect(wf.status).toBe('COMPLETED');
+    // every row change the transaction made: the workflow row once, and its own rows — no
+    // UPDATE of the row per step, no heartbeat inserted and deleted again
+    const rows = (table: 'workflow_audit_log' | 'workflow_metrics' | 'workflow_execution_logs') =>
+      Number(
+        (
+          db.prepare(`SELECT count(*) AS n FROM ${table} WHERE workflow_id = ?`).get(wf.id) as {
+            n: number;
+          }
+        ).n,
+      );
+    const own =
+      rows('workflow_audit_log') + rows('workflow_metrics') + rows('workflow_execution_logs');
+    expect(own).toBeGreaterThan(4);
+    expect(totalChanges(db) - before).toBe(1 + own);
+    expect(await rt.get(wf.id)).toMatchObject({ version: 4, status: 'COMPLETED' });
+    const beats = await handle.store.db.selectFrom('workflow_heartbeats').selectAll().execute();
+    expect(beats).toEqual([]);
+    await rt.close();
+  });
+
+  it('boundaries: when the folded write fails, its commits are written one by one, so only the one at fault fails', async () => {
+    const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
+    const now = new Date();
+    const id = randomUUID();
+    const created = newPlan(
+      id,
+      0,
+      { status: 'ACTIVE', currentStepIndex: 0, currentStep: null, state: {}, actorSnapshot: {} },
+      { workerId: 'node-1', currentStep: null, at: now },
+    );
+    created.created = { id, workflowType: 'four_steps', status: 'ACTIVE', state: {} };
+    expect(await queue.commit(created, now)).toBe(0); // held
+    expect(await queue.commit(stepPlan(id, 0, 'one'), now)).toBe(1); // held
+    const end = (version: number, fail: boolean) => {
+      const plan = newPlan(
+        id,
+        version,
+        {
+          status: 'COMPLETED',
+          currentStepIndex: 1,
+          currentStep: null,
+          state: { visited: ['one'] },
+          actorSnapshot: {},
+        },
+        'delete',
+      );
+      plan.outbox.push(() =>
+        fail ? Promise.reject(new Error('outbox refused')) : Promise.resolve(),
+      );
+      return plan;
+    };
+    await expect(queue.commit(end(1, true), now)).rejects.toThrow('outbox refused');
+    // the creation and step one stand, as they would have unfolded; the end wrote nothing
+    expect(await engineFor(handle).get(id)).toMatchObject({
+      version: 1,
+      status: 'ACTIVE',
+      state: { visited: ['one'] },
+    });
+    const beats = await handle.store.db
+      .selectFrom('workflow_heartbeats')
+      .select('workflow_id')
+      .execute();
+    expect(beats).toEqual([{ workflow_id: id }]);
+    // and the end, sent again, commits on its own
+    expect(await queue.commit(end(1, false), now)).toBe(2);
+    expect(await engineFor(handle).get(id)).toMatchObject({ version: 2, status: 'COMPLETED' });
+  });
+
+  it('boundaries: an end that does not follow what was held is not folded, and conflicts', async () => {
+    const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
+    const now = new Date();
+    const id = randomUUID();
+    const created = newPlan(
+      id,
+      0,
+      { status: 'ACTIVE', currentStepIndex: 0, currentStep: null, state: {}, actorSnapshot: {} },
+      { workerId: 'node-1', currentStep: null, at: now },
+    );
+    created.created = { id, workflowType: 'four_steps', status: 'ACTIVE', state: {} };
+    await queue.commit(created, now);
+    await queue.commit(stepPlan(id, 0, 'one'), now);
+    // version 3 is not the version step one leaves (1)
+    const stale = newPlan(
+      id,
+      3,
+      { status: 'COMPLETED', currentStepIndex: 1, currentStep: null, state: {}, actorSnapshot: {} },
+      'delete',
+    );
+    await expect(queue.commit(stale, now)).rejects.toBeInstanceOf(ConflictError);
+    expect(await engineFor(handle).get(id)).toMatchObject({ version: 1, status: 'ACTIVE' });
   });
 
   it('boundaries: a wait flushes what was held, and so does the resumed run to its end', async () => {

@@ -22,7 +22,9 @@ export async function commitStepsPostgres(
   const values = (rows: RawBuilder<unknown>[]) => sql.join(rows);
   const parts: RawBuilder<unknown>[] = [];
 
-  const creates = commits.flatMap((x) => (x.create ? [workflowToRow(c, x.create, 0, now)] : []));
+  const creates = commits.flatMap((x) =>
+    x.create ? [workflowToRow(c, x.create, x.create.version ?? 0, now)] : [],
+  );
   const updates = commits
     .filter((x) => !x.create)
     .map(

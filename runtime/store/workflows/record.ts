@@ -32,6 +32,12 @@ export interface WorkflowRecord {
 export type NewWorkflow = Pick<WorkflowRecord, 'id' | 'workflowType' | 'status' | 'state'> &
   Partial<Omit<WorkflowRecord, 'id' | 'workflowType' | 'status' | 'state' | 'version'>>;
 
+/**
+ * A workflow to insert, at `version` when given (0 otherwise): a creation written together
+ * with the commits that followed it, as one row in the state the last one left it.
+ */
+export type NewWorkflowRow = NewWorkflow & { version?: number };
+
 /** Row values for an insert of `workflow`. */
 export function workflowToRow(codec: Codec, workflow: NewWorkflow, version: number, now: Date) {
   const json = (value: JsonObject | null | undefined) => (value == null ? null : codec.json(value));

@@ -3,14 +3,14 @@ import type { AuditEvent } from '../audit/appendAuditEvents.js';
 import type { Heartbeat } from '../heartbeats/beatHeartbeat.js';
 import type { StepLog } from '../observations/appendStepLogs.js';
 import type { WorkflowMetric } from '../observations/recordMetrics.js';
-import type { NewWorkflow } from './record.js';
+import type { NewWorkflowRow } from './record.js';
 import type { WorkflowRowUpdate } from './updateWorkflows.js';
 
 /** One workflow's step commit: its row update and the rows that go with it. */
 export interface StepCommit {
   update: WorkflowRowUpdate;
   /** Set when the commit creates the workflow (start): the row is inserted, not updated. */
-  create?: NewWorkflow;
+  create?: NewWorkflowRow;
   audit: readonly AuditEvent[];
   metrics: readonly WorkflowMetric[];
   logs: readonly StepLog[];

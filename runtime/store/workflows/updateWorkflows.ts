@@ -28,14 +28,18 @@ export interface WorkflowRowUpdate {
   statusBefore?: WorkflowStatus;
 }
 
-/** Apply `updates`; returns the ids that were at their expected version (those are updated). */
+/**
+ * Apply `updates`; returns the ids that were at their expected version (those are updated).
+ * A workflow with several updates, in order, is returned only if every one of them applied.
+ */
 export async function updateWorkflows(
   h: StoreHandle,
   updates: readonly WorkflowRowUpdate[],
   now = new Date(),
 ): Promise<Set<string>> {
   if (updates.length === 0) return new Set();
-  if (h.dialect !== 'sqlite') {
+  // one statement updates a row once: a workflow updated twice goes one by one
+  if (h.dialect !== 'sqlite' && new Set(updates.map((u) => u.id)).size === updates.length) {
     try {
       return await updateWorkflowsBatchPostgres(h, updates, now);
     } catch (error) {
@@ -43,6 +47,7 @@ export async function updateWorkflows(
     }
   }
   const done = new Set<string>();
+  const stale = new Set<string>();
   for (const u of updates) {
     try {
       const changes = u.statusBefore === u.status ? { ...u, status: undefined } : u;
@@ -50,7 +55,9 @@ export async function updateWorkflows(
       done.add(u.id);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
+      stale.add(u.id);
     }
   }
+  for (const id of stale) done.delete(id);
   return done;
 }
