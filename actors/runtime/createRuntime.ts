@@ -18,9 +18,9 @@ import {
   inlineExecutor,
   listAuditEvents,
   listWorkflows,
-  randomIds,
   storeWasmSource,
   systemClock,
+  timeOrderedIds,
   WorkflowError,
   type Clock,
   type FaultHook,
@@ -70,6 +70,7 @@ export interface RuntimeOptions {
   /** Root of step modules for the default executor (default: the working directory). */
   stepsRoot?: string;
   clock?: Clock;
+  /** Ids of new workflows and schedules (default: UUIDv7, {@link timeOrderedIds}). */
   ids?: Ids;
   /** Secrets for `{{ secrets.NAME }}` and `context.secrets` (default: SAFFRON_SECRET_<NAME>). */
   secrets?: SecretProvider;
@@ -231,7 +232,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store: options.store,
     executor: options.executor ?? inlineExecutor({ stepsRoot: options.stepsRoot ?? process.cwd() }),
     clock: options.clock ?? systemClock,
-    ids: options.ids ?? randomIds,
+    ids: options.ids ?? timeOrderedIds(),
     secrets: options.secrets ?? envSecrets(),
     inference,
     wasm: createWasmRunner({

@@ -17,6 +17,7 @@ export {
   type FaultPoint,
   type Ids,
 } from './deps.js';
+export { timeOrderedIds } from './timeOrderedIds.js';
 export {
   readDirective,
   StartSubWorkflowDirective,
