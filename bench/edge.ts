@@ -56,6 +56,12 @@
  *   the agent's main thread sits idle, and the answer's way back has a p99 of 1.1–1.5 ms; the
  *   agent's p99 with each payment's hop replaced by the hops' median would be 3.5–4.7 ms
  *   instead of 5.9–7.6 ms (November 27th, 2026, on a 2-vCPU VM).
+ * - The platform's floor (`baselines.floor_payment_p50_ms`, `floor_payment_p99_ms`;
+ *   edge/floor.ts): the same POS child posting to a bare node:http server that only calls
+ *   the fraud rules on the runtime's WASM thread and commits as many WAL pages as a payment
+ *   writes (31), durably — the hops and the disk a payment cannot skip, with no engine. No
+ *   payment can have a shorter tail on this machine; `ratios.payment_p99_vs_floor_p99` is
+ *   how much the engine adds to it.
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a
  *   fresh schema, dropped afterwards), from the first upload to the last acknowledgement
@@ -65,7 +71,7 @@
  *     [--warm-up 4000]
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +97,7 @@ import {
 } from '../runtime/index.js';
 import { compileWat } from '../test/support/wasmGuests.js';
 import { cpuJobTail } from './edge/cpuJob.js';
+import { PAYMENT_WAL_PAGES, startFloor } from './edge/floor.js';
 import { startChild, type Child } from './gateway/child.js';
 import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
 
@@ -102,6 +109,8 @@ const COMMITS_PER_PAYMENT = 7;
 const FLUSHES_PER_PAYMENT = 1;
 /** Payments before measuring (see the module comment). */
 const WARM_UP_PAYMENTS = 4_000;
+/** Payments to the floor server before measuring it (it has little code to optimize). */
+const FLOOR_WARM_UP_PAYMENTS = 1_000;
 
 /** Raw durable commits on a fresh SQLite file in `dir`: per second, and each one's ms. */
 function rawCommits(dir: string, count: number): { perSecond: number; times: number[] } {
@@ -246,6 +255,30 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.ratios.payment_p99_vs_cpu_job_p99 = round(
       result.metrics.offline_payment_p99_ms / machine.p99,
     );
+    progress(
+      `the platform's floor: ${payments} payments to a bare server (a WASM call, a durable commit of ${PAYMENT_WAL_PAGES} pages)…`,
+    );
+    mkdirSync(join(dir, 'floor'));
+    const floor = await startFloor(join(dir, 'floor'), guest.bytes, token);
+    try {
+      const bare = { url: floor.url, token };
+      const floorWarmUp = Math.min(warmUp, FLOOR_WARM_UP_PAYMENTS);
+      await pos.call<number[]>({ kind: 'latencies', ...bare, from: 0, count: floorWarmUp });
+      const floorTimes = await pos.call<number[]>({
+        kind: 'latencies',
+        ...bare,
+        from: floorWarmUp,
+        count: payments,
+      });
+      floorTimes.sort((a, b) => a - b);
+      result.baselines.floor_payment_p50_ms = round(percentile(floorTimes, 50));
+      result.baselines.floor_payment_p99_ms = round(percentile(floorTimes, 99));
+      result.ratios.payment_p99_vs_floor_p99 = round(
+        result.metrics.offline_payment_p99_ms / percentile(floorTimes, 99),
+      );
+    } finally {
+      await floor.close();
+    }
     progress(`${payments} offline payments with ${concurrency} POS clients…`);
     const elapsedMs = await pos.call<number>({
       kind: 'throughput',
