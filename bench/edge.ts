@@ -228,23 +228,22 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const token = 'bench-local-token-0123456789';
     const api = createLocalApi({ agent, token });
     const url = await api.listen(0);
-    pos = await startChild(POS_CLIENT, {});
+    const client = await startChild(POS_CLIENT, {});
+    pos = client;
     const run = { url, token };
+    /** Round trips of `count` payments posted one at a time to `url`, ascending (ms). */
+    const oneAtATime = async (at: { url: string; token: string }, from: number, count: number) =>
+      (await client.call<number[]>({ kind: 'latencies', ...at, from, count })).sort(
+        (a, b) => a - b,
+      );
     // steady state, as on a terminal that has been taking payments: module imports, the WASM
     // compile and the JIT's optimized code are done before anything is measured
     progress(`${warmUp} warm-up payments…`);
-    const early = await pos.call<number[]>({ kind: 'latencies', ...run, from: 0, count: warmUp });
-    early.sort((a, b) => a - b);
+    const early = await oneAtATime(run, 0, warmUp);
     result.metrics.warm_up_payment_p50_ms = round(percentile(early, 50));
     result.metrics.warm_up_payment_p99_ms = round(percentile(early, 99));
     progress(`${payments} offline payments one at a time…`);
-    const latencies = await pos.call<number[]>({
-      kind: 'latencies',
-      ...run,
-      from: warmUp,
-      count: payments,
-    });
-    latencies.sort((a, b) => a - b);
+    const latencies = await oneAtATime(run, warmUp, payments);
     result.metrics.offline_payment_p50_ms = round(percentile(latencies, 50));
     result.metrics.offline_payment_p90_ms = round(percentile(latencies, 90));
     result.metrics.offline_payment_p99_ms = round(percentile(latencies, 99));
@@ -263,14 +262,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     try {
       const bare = { url: floor.url, token };
       const floorWarmUp = Math.min(warmUp, FLOOR_WARM_UP_PAYMENTS);
-      await pos.call<number[]>({ kind: 'latencies', ...bare, from: 0, count: floorWarmUp });
-      const floorTimes = await pos.call<number[]>({
-        kind: 'latencies',
-        ...bare,
-        from: floorWarmUp,
-        count: payments,
-      });
-      floorTimes.sort((a, b) => a - b);
+      await oneAtATime(bare, 0, floorWarmUp);
+      const floorTimes = await oneAtATime(bare, floorWarmUp, payments);
       result.baselines.floor_payment_p50_ms = round(percentile(floorTimes, 50));
       result.baselines.floor_payment_p99_ms = round(percentile(floorTimes, 99));
       result.ratios.payment_p99_vs_floor_p99 = round(

@@ -115,6 +115,18 @@ const driverOf = (store: Store) => {
 const totalChanges = (db: ReturnType<typeof driverOf>) =>
   Number((db.prepare('SELECT total_changes() AS n').get() as { n: number }).n);
 
+/** The commit that creates workflow `id`, driven at once by this node (so it may be held). */
+const creationPlan = (id: string, now: Date) => {
+  const plan = newPlan(
+    id,
+    0,
+    { status: 'ACTIVE', currentStepIndex: 0, currentStep: null, state: {}, actorSnapshot: {} },
+    { workerId: 'node-1', currentStep: null, at: now },
+  );
+  plan.created = { id, workflowType: 'four_steps', status: 'ACTIVE', state: {} };
+  return plan;
+};
+
 const synchronous = (store: Store) =>
   store.driver.dialect === 'sqlite'
     ? store.driver.database.pragma('synchronous', { simple: true })
@@ -215,13 +227,7 @@ describe('step durability on SQLite', () => {
     const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
     const now = new Date();
     const id = randomUUID();
-    const created = newPlan(
-      id,
-      0,
-      { status: 'ACTIVE', currentStepIndex: 0, currentStep: null, state: {}, actorSnapshot: {} },
-      { workerId: 'node-1', currentStep: null, at: now },
-    );
-    created.created = { id, workflowType: 'four_steps', status: 'ACTIVE', state: {} };
+    const created = creationPlan(id, now);
     expect(await queue.commit(created, now)).toBe(0); // held
     expect(await queue.commit(stepPlan(id, 0, 'one'), now)).toBe(1); // held
     const end = (version: number, fail: boolean) => {
@@ -263,13 +269,7 @@ describe('step durability on SQLite', () => {
     const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
     const now = new Date();
     const id = randomUUID();
-    const created = newPlan(
-      id,
-      0,
-      { status: 'ACTIVE', currentStepIndex: 0, currentStep: null, state: {}, actorSnapshot: {} },
-      { workerId: 'node-1', currentStep: null, at: now },
-    );
-    created.created = { id, workflowType: 'four_steps', status: 'ACTIVE', state: {} };
+    const created = creationPlan(id, now);
     await queue.commit(created, now);
     await queue.commit(stepPlan(id, 0, 'one'), now);
     // version 3 is not the version step one leaves (1)
