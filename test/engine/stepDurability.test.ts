@@ -14,7 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCommitQueue, type StepDurability } from '../../actors/runtime/commitQueue.js';
 import { newPlan } from '../../actors/runtime/commit.js';
-import { ConflictError, type Store, type TransactionOptions } from '../../runtime/index.js';
+import {
+  ConflictError,
+  getWorkflow,
+  type Store,
+  type TransactionOptions,
+} from '../../runtime/index.js';
 import { definition, engineFor } from '../support/engine.js';
 import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
 
@@ -250,7 +255,7 @@ describe('step durability on SQLite', () => {
     };
     await expect(queue.commit(end(1, true), now)).rejects.toThrow('outbox refused');
     // the creation and step one stand, as they would have unfolded; the end wrote nothing
-    expect(await engineFor(handle).get(id)).toMatchObject({
+    expect(await getWorkflow(handle.store, id)).toMatchObject({
       version: 1,
       status: 'ACTIVE',
       state: { visited: ['one'] },
@@ -262,7 +267,7 @@ describe('step durability on SQLite', () => {
     expect(beats).toEqual([{ workflow_id: id }]);
     // and the end, sent again, commits on its own
     expect(await queue.commit(end(1, false), now)).toBe(2);
-    expect(await engineFor(handle).get(id)).toMatchObject({ version: 2, status: 'COMPLETED' });
+    expect(await getWorkflow(handle.store, id)).toMatchObject({ version: 2, status: 'COMPLETED' });
   });
 
   it('boundaries: an end that does not follow what was held is not folded, and conflicts', async () => {
@@ -280,7 +285,7 @@ describe('step durability on SQLite', () => {
       'delete',
     );
     await expect(queue.commit(stale, now)).rejects.toBeInstanceOf(ConflictError);
-    expect(await engineFor(handle).get(id)).toMatchObject({ version: 1, status: 'ACTIVE' });
+    expect(await getWorkflow(handle.store, id)).toMatchObject({ version: 1, status: 'ACTIVE' });
   });
 
   it('boundaries: a wait flushes what was held, and so does the resumed run to its end', async () => {
