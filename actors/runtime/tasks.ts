@@ -6,11 +6,14 @@
  * lock on the group's rows, so a result is applied exactly once however many workers finish
  * at the same moment (taskOutcomes.ts).
  *
- * A worker keeps up to `batch` tasks in flight, each holding a slot from its claim until its
- * outcome is durable; freed slots are refilled at once rather than after the whole batch,
- * on PostgreSQL by the very statement that records the outcomes. A claim fills every free
- * slot: a batch costs a fixed number of statements, so the larger the batches, the less
- * each task pays.
+ * A worker runs up to `batch` task functions at once and holds up to `batch + prefetch`
+ * claimed tasks, each from its claim until its outcome is durable; freed places are refilled
+ * at once rather than after the whole batch, on PostgreSQL by the very statement that records
+ * the outcomes. A claim fills every free place: a batch costs a fixed number of statements,
+ * so the larger the batches, the less each task pays. With `prefetch`, tasks claimed beyond
+ * the running ones wait in the worker (a local queue) and start as soon as a function
+ * returns, while the statement that records the finished ones and claims more is under way:
+ * the worker and the database work at the same time instead of taking turns.
  *
  * A task's function gets the state snapshot taken at dispatch; what it returns, and what it
  * changed in place, is its result. Failures are retried with exponential backoff up to the
@@ -50,8 +53,14 @@ import {
 
 /** Options of a task-running loop. */
 export interface TaskRunOptions {
-  /** Tasks in flight at once, from claim to recorded outcome (default 8). */
+  /** Task functions running at once (default 8). */
   batch?: number;
+  /**
+   * Tasks claimed ahead, beyond the running ones, to start as functions return (default 0).
+   * They are held (their leases renewed) while they wait, so another worker cannot take
+   * them: worth it for short tasks with a backlog, not for long ones.
+   */
+  prefetch?: number;
   /** How long a claim holds before another worker may take the task over (default: the runtime's `taskLeaseMs`). */
   leaseMs?: number;
   /** Serve only these data regions (and tasks without a region). */
@@ -108,6 +117,10 @@ function outcomeOf(
 interface TaskRun {
   abort: StepAbort;
   returned: boolean;
+  /** Another worker's now: not to be started if it is still waiting. */
+  lost: boolean;
+  /** Called once when the function has returned (or thrown). */
+  onReturned: () => void;
 }
 
 /**
@@ -162,6 +175,7 @@ async function runClaimedTask(
     finish = { status: 'FAILED', error: toError(error).message };
   } finally {
     run.returned = true;
+    run.onReturned();
   }
   await outcomes.record({ task, outcome: outcomeOf(internals, task, finish, effects.logs) });
 }
@@ -172,11 +186,14 @@ export async function drainTasks(
   options: TaskRunOptions = {},
 ): Promise<number> {
   const slots = Math.max(1, Math.floor(options.batch ?? 8));
-  let running = 0; // tasks claimed and not yet recorded
-  let claiming = 0; // slots promised to claims under way
+  const places = slots + Math.max(0, Math.floor(options.prefetch ?? 0));
+  let held = 0; // tasks claimed and not yet recorded (or dropped as lost)
+  let executing = 0; // of those, tasks whose function is running
+  let claiming = 0; // places promised to claims under way
   let ran = 0;
+  const waiting: { task: ClaimedTask; run: TaskRun }[] = [];
   let failure: { error: unknown } | undefined;
-  let slotFreed: (() => void) | undefined;
+  let placeFreed: (() => void) | undefined;
   const stopping = () =>
     failure !== undefined || (options.stopAfter !== undefined && Date.now() >= options.stopAfter);
   const claimOf = (limit: number): TaskClaim => ({
@@ -188,23 +205,38 @@ export async function drainTasks(
   });
   const refill: Refill = {
     claim(freed) {
-      const limit = slots - running - claiming + freed;
+      const limit = places - held - claiming + freed;
       if (stopping() || limit <= 0) return undefined;
       claiming += limit;
       return claimOf(limit);
     },
     claimed(tasks, limit) {
       claiming -= limit;
-      for (const task of tasks) start(task);
+      for (const task of tasks) hold(task);
+      startWaiting();
     },
   };
   const outcomes = createOutcomeQueue(internals, refill);
-  function start(task: ClaimedTask) {
-    running++;
-    ran++;
-    const run: TaskRun = { abort: stepAbort(), returned: false };
+  const release = (task: ClaimedTask) => {
+    internals.heldTasks.delete(task.id);
+    held--;
+    placeFreed?.();
+  };
+  /** A claimed task: held (its lease renewed by the heartbeat) until it starts and is recorded. */
+  function hold(task: ClaimedTask) {
+    held++;
+    const run: TaskRun = {
+      abort: stepAbort(),
+      returned: false,
+      lost: false,
+      onReturned: () => {
+        executing--;
+        startWaiting();
+      },
+    };
     internals.heldTasks.set(task.id, {
       lost: () => {
+        run.lost = true;
         // a body that has returned is not told: a listener it left must not fire after it
         if (run.returned) return;
         run.abort.abort(
@@ -217,18 +249,34 @@ export async function drainTasks(
         );
       },
     });
-    runClaimedTask(internals, task, outcomes, run)
-      .catch((error: unknown) => {
-        failure ??= { error };
-      })
-      .finally(() => {
-        internals.heldTasks.delete(task.id);
-        running--;
-        slotFreed?.();
-      });
+    waiting.push({ task, run });
+  }
+  /** Start waiting tasks while functions may run; a task lost while it waited is dropped. */
+  function startWaiting() {
+    while (executing < slots && waiting.length > 0) {
+      const { task, run } = waiting.shift()!;
+      if (run.lost) {
+        release(task);
+        continue;
+      }
+      executing++;
+      ran++;
+      runClaimedTask(internals, task, outcomes, run)
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => {
+          // a run that failed before its function returned still gives its place back
+          if (!run.returned) {
+            run.returned = true;
+            run.onReturned();
+          }
+          release(task);
+        });
+    }
   }
   for (;;) {
-    const free = slots - running - claiming;
+    const free = places - held - claiming;
     if (!stopping() && free > 0) {
       claiming += free;
       let claimed: ClaimedTask[] = [];
@@ -239,13 +287,14 @@ export async function drainTasks(
       } finally {
         claiming -= free;
       }
-      for (const task of claimed) start(task);
-      // a full claim: more may be due, fill the free slots; a short one: the queue is empty for now
+      for (const task of claimed) hold(task);
+      startWaiting();
+      // a full claim: more may be due, fill the free places; a short one: the queue is empty for now
       if (claimed.length === free) continue;
     }
-    if (running === 0 && claiming === 0) break;
-    await new Promise<void>((resolve) => (slotFreed = resolve));
-    slotFreed = undefined;
+    if (held === 0 && claiming === 0) break;
+    await new Promise<void>((resolve) => (placeFreed = resolve));
+    placeFreed = undefined;
   }
   if (failure) throw failure.error;
   return ran;

@@ -127,14 +127,18 @@ async function definitionFor(config: QueueConfig): Promise<WorkflowDefinition> {
   return (await loadDefinition(WORKFLOW, { stepsRoot: config.stepsRoot })).definition;
 }
 
-const describeSaffron = (concurrency: number) =>
-  `runtime.serve per process (saffron worker): batch ${concurrency}, LISTEN/NOTIFY wake-ups (fallback poll ${POLL_MS} ms), no maintenance passes, pool ${concurrency * 2 + 4}`;
+const describeSaffron = (concurrency: number, prefetch = 0) =>
+  `runtime.serve per process (saffron worker): batch ${concurrency}${prefetch ? `, prefetch ${prefetch}` : ''}, LISTEN/NOTIFY wake-ups (fallback poll ${POLL_MS} ms), no maintenance passes, pool ${concurrency * 2 + 4}`;
 
-/** The worker side both variants share: the real serve loop, its executor wrapped to report body starts. */
+/**
+ * The worker side every variant shares: the real serve loop, its executor wrapped to report
+ * body starts, claiming `prefetch` tasks ahead (`saffron worker --prefetch`).
+ */
 async function saffronWorker(
   config: QueueConfig,
   onStart: (key: string) => void,
   onError: (error: unknown) => void,
+  prefetch = 0,
 ) {
   const store = await openStore(config.url, {
     postgres: { schema: config.schema, maxConnections: config.concurrency * 2 + 4 },
@@ -154,7 +158,12 @@ async function saffronWorker(
   let service: Service | undefined;
   return {
     go() {
-      service = runtime.serve({ batch: config.concurrency, pollMs: POLL_MS, maintenance: false });
+      service = runtime.serve({
+        batch: config.concurrency,
+        prefetch,
+        pollMs: POLL_MS,
+        maintenance: false,
+      });
       return Promise.resolve();
     },
     async stop() {
@@ -200,6 +209,18 @@ export const saffron: QueueSystem = {
     );
   },
   worker: saffronWorker,
+};
+
+/**
+ * Saffron with the same workflows, its worker claiming `concurrency` tasks ahead of the
+ * running ones (`saffron worker --prefetch`): the counterpart of graphile-worker's local queue.
+ */
+export const saffronPrefetch: QueueSystem = {
+  ...saffron,
+  name: 'saffron_prefetch',
+  describe: (c) =>
+    `${describeSaffron(c, c)}; the same workflows as saffron, ${c} tasks claimed ahead of the running ones`,
+  worker: (config, onStart, onError) => saffronWorker(config, onStart, onError, config.concurrency),
 };
 
 /** Saffron's task queue alone: tasks queued by the store for workflows not waiting for them. */

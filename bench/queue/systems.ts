@@ -1,10 +1,20 @@
 /** Every system the queue benchmark measures, Saffron first; the worker processes look theirs up here. */
-import { graphileWorker } from './graphileWorker.js';
+import { graphileWorker, graphileWorkerBatched } from './graphileWorker.js';
 import { pgBoss } from './pgBoss.js';
-import { saffron, saffronQueueOnly } from './saffron.js';
+import { saffron, saffronPrefetch, saffronQueueOnly } from './saffron.js';
 import type { QueueSystem } from './system.js';
 
-export const SYSTEMS: readonly QueueSystem[] = [saffron, saffronQueueOnly, pgBoss, graphileWorker];
+export const SYSTEMS: readonly QueueSystem[] = [
+  saffron,
+  saffronPrefetch,
+  saffronQueueOnly,
+  pgBoss,
+  graphileWorker,
+  graphileWorkerBatched,
+];
 
-/** The systems whose figures Saffron's are compared with. */
-export const PEERS: readonly QueueSystem[] = [pgBoss, graphileWorker];
+/**
+ * The systems whose figures Saffron's are compared with: each peer library in every
+ * configuration measured, so "the faster peer" is a library at its faster setting.
+ */
+export const PEERS: readonly QueueSystem[] = [pgBoss, graphileWorker, graphileWorkerBatched];

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { workflowWebhookHook } from '../../gateway/index.js';
-import type { CliIo } from '../io.js';
+import { CliExit, type CliIo } from '../io.js';
 import {
   engineOptions,
   stepsRootOf,
@@ -17,6 +17,7 @@ import { untilSignal } from '../signals.js';
 
 interface WorkerOptions extends EngineOptions {
   concurrency?: string;
+  prefetch?: string;
   regions?: string;
   maintenance?: boolean;
   pollMs?: string;
@@ -25,11 +26,19 @@ interface WorkerOptions extends EngineOptions {
   zombieAfterMs?: string;
 }
 
-const positive = (value: string | undefined, name: string, fallback: number): number => {
+const integer = (
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  least: 0 | 1 = 1,
+): number => {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new Error(`${name} must be a positive integer, got '${value}'`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < least)
+    throw new CliExit(
+      2,
+      `${name} must be a ${least === 1 ? 'positive' : 'non-negative'} integer, got '${value}'`,
+    );
   return n;
 };
 
@@ -42,6 +51,10 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
         'run queued ASYNC/PARALLEL tasks, zombie recovery, timeouts and cron until SIGINT/SIGTERM',
       )
       .option('--concurrency <n>', 'tasks run at once (default 8)')
+      .option(
+        '--prefetch <n>',
+        'tasks claimed ahead, started as running ones return (default 0; for short tasks with a backlog)',
+      )
       .option(
         '--regions <list>',
         'serve only these data regions (comma-separated) and tasks without a region',
@@ -61,11 +74,12 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
         'how long a claimed task stays with this worker before another may take it over (default 300000)',
       ),
   ).action(async (options: WorkerOptions) => {
-    const concurrency = positive(options.concurrency, '--concurrency', 8);
-    const pollMs = positive(options.pollMs, '--poll-ms', 1000);
-    const leaseMs = positive(options.leaseMs, '--lease-ms', 300_000);
-    const heartbeatMs = positive(options.heartbeatMs, '--heartbeat-ms', 30_000);
-    const zombieAfterMs = positive(options.zombieAfterMs, '--zombie-after-ms', heartbeatMs * 3);
+    const concurrency = integer(options.concurrency, '--concurrency', 8);
+    const prefetch = integer(options.prefetch, '--prefetch', 0, 0);
+    const pollMs = integer(options.pollMs, '--poll-ms', 1000);
+    const leaseMs = integer(options.leaseMs, '--lease-ms', 300_000);
+    const heartbeatMs = integer(options.heartbeatMs, '--heartbeat-ms', 30_000);
+    const zombieAfterMs = integer(options.zombieAfterMs, '--zombie-after-ms', heartbeatMs * 3);
     const regions = options.regions
       ?.split(',')
       .map((r) => r.trim())
@@ -91,6 +105,7 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
       async (runtime) => {
         const service = runtime.serve({
           batch: concurrency,
+          prefetch,
           pollMs,
           leaseMs,
           zombieAfterMs,
@@ -106,7 +121,7 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
           },
         });
         io.stderr.write(
-          `worker: serving tasks (concurrency ${concurrency}${regions?.length ? `, regions ${regions.join(',')}` : ''}); Ctrl-C stops\n`,
+          `worker: serving tasks (concurrency ${concurrency}${prefetch ? `, prefetch ${prefetch}` : ''}${regions?.length ? `, regions ${regions.join(',')}` : ''}); Ctrl-C stops\n`,
         );
         const signal = await untilSignal();
         io.stderr.write(`worker: ${signal}, finishing in-flight work\n`);

@@ -7,12 +7,13 @@
  * writes in its own transaction).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../actors/index.js';
+import { runCli } from '../support/cli.js';
 import { definition, ENGINE_STEPS } from '../support/engine.js';
 import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
 
@@ -237,3 +238,26 @@ for (const dialect of DIALECTS.filter((d) => d.name !== 'pglite')) {
     );
   });
 }
+
+describe('saffron worker options', () => {
+  it('refuses bad numbers with exit 2, before opening the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'saffron-worker-options-'));
+    try {
+      const db = join(dir, 'never.sqlite');
+      const cases: [string[], string][] = [
+        [['--concurrency', '0'], "--concurrency must be a positive integer, got '0'"],
+        [['--prefetch', '-1'], "--prefetch must be a non-negative integer, got '-1'"],
+        [['--prefetch', '1.5'], "--prefetch must be a non-negative integer, got '1.5'"],
+        [['--prefetch', ''], "--prefetch must be a non-negative integer, got ''"],
+      ];
+      for (const [args, message] of cases) {
+        const run = await runCli(['worker', '--db', db, ...args]);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toBe(`saffron: ${message}\n`);
+      }
+      expect(existsSync(db)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

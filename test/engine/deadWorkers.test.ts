@@ -217,6 +217,43 @@ for (const dialect of CLOUD_DIALECTS) {
       }
     });
 
+    it('drops a task claimed ahead that was taken over while it waited, without running it', async () => {
+      const { executor, running, seen } = waitingExecutor();
+      const partitioned = taskWorker('partitioned', executor);
+      try {
+        const def = await definition(ASYNC_FLOW);
+        const started = [await rt.start(def, { amount: 1 }), await rt.start(def, { amount: 2 })];
+        const service = partitioned.serve({
+          batch: 1,
+          prefetch: 1,
+          leaseMs: 60_000,
+          maintenance: false,
+          pollMs: 20,
+        });
+        await running;
+        // both leases ran out: the running task and the one waiting behind it
+        await sql`UPDATE tasks SET lease_expires_at = ${clock.now().toISOString()}::timestamptz`.execute(
+          handle.store.db,
+        );
+        clock.advance(1);
+        expect(await rt.work()).toBe(2);
+        await rt.drain();
+        await expectLost(seen);
+        await service.stop();
+        // the waiting task never reached the executor, and nothing of either run was recorded
+        expect(seen.signalsRead).toBe(1);
+        expect(service.tasksRun).toBe(1);
+        for (const [i, wf] of started.entries())
+          expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+            status: 'COMPLETED',
+            workerId: 'survivor',
+            result: { score: 2 * (i + 1) },
+          });
+      } finally {
+        await partitioned.close();
+      }
+    });
+
     it('aborts the signal of a task whose PARALLEL step timed out', async () => {
       const { executor, running, seen } = waitingExecutor();
       const busy = taskWorker('busy', executor);

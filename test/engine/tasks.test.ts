@@ -47,6 +47,41 @@ function gatedExecutor() {
   return { executor, entered: running, open };
 }
 
+/**
+ * An executor whose task bodies wait at one gate, counting how many run at once: `reached(n)`
+ * resolves when `n` bodies have entered.
+ */
+function countingExecutor() {
+  const inline = inlineExecutor({ stepsRoot: ENGINE_STEPS });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let entered = 0;
+  let running = 0;
+  let most = 0;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const executor: StepExecutor = {
+    async call(functionPath, state, context) {
+      entered++;
+      most = Math.max(most, ++running);
+      for (const w of waiters) if (entered >= w.n) w.resolve();
+      try {
+        await gate;
+        return await inline.call(functionPath, state, context);
+      } finally {
+        running--;
+      }
+    },
+    close: () => inline.close(),
+  };
+  return {
+    executor,
+    open,
+    reached: (n: number) =>
+      new Promise<void>((resolve) => (entered >= n ? resolve() : waiters.push({ n, resolve }))),
+    most: () => most,
+  };
+}
+
 const ASYNC_FLOW = `
 workflow_type: gated
 automate_next: true
@@ -315,6 +350,73 @@ steps:
       const trail = (await rt.audit(wf.id)).map((e) => e.eventType);
       expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
       expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(1);
+    });
+
+    it('runs at most `batch` functions at once and holds `prefetch` more, claimed ahead', async () => {
+      const counting = countingExecutor();
+      const worker = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'worker-p',
+        executor: counting.executor,
+      });
+      const def = await definition(ASYNC_FLOW);
+      const started = await Promise.all(
+        Array.from({ length: 7 }, (_, i) => rt.start(def, { amount: i })),
+      );
+      const done = worker.work({ batch: 2, prefetch: 3 });
+      await counting.reached(2);
+      const statuses = (await Promise.all(started.map((wf) => listTasks(handle.store, wf.id))))
+        .flat()
+        .map((t) => t.status);
+      // 2 running and 3 waiting in the worker are claimed; the other 2 are still queued
+      expect(statuses.filter((s) => s === 'CLAIMED')).toHaveLength(5);
+      expect(statuses.filter((s) => s === 'PENDING')).toHaveLength(2);
+      counting.open();
+      expect(await done).toBe(7);
+      await worker.drain();
+      await worker.close();
+      expect(counting.most()).toBe(2);
+      for (const [i, wf] of started.entries()) {
+        expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED', state: { score: 2 * i } });
+        const trail = (await rt.audit(wf.id)).map((e) => e.eventType);
+        expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
+      }
+    });
+
+    it('records a prefetched task once when its lease ran out while it waited and another worker took it over', async () => {
+      const counting = countingExecutor();
+      const slow = engineFor(handle, {
+        clock,
+        runTasks: false,
+        workerId: 'worker-slow',
+        executor: counting.executor,
+      });
+      const def = await definition(ASYNC_FLOW);
+      const started = await Promise.all([
+        rt.start(def, { amount: 1 }),
+        rt.start(def, { amount: 2 }),
+      ]);
+      const late = slow.work({ batch: 1, prefetch: 1, leaseMs: 60_000 });
+      await counting.reached(1);
+      clock.advance(60_001);
+      // the running task and the waiting one are both taken over and finished here
+      expect(await rt.work()).toBe(2);
+      await rt.drain();
+      counting.open();
+      // the slow worker still runs what it held; neither outcome is recorded
+      expect(await late).toBe(2);
+      await slow.close();
+      for (const wf of started) {
+        expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
+          status: 'COMPLETED',
+          workerId: 'worker-a',
+          attempts: 2,
+        });
+        const trail = (await rt.audit(wf.id)).map((e) => e.eventType);
+        expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
+        expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(1);
+      }
     });
 
     it('records the outcome of a task whose workflow was cancelled while it ran, and settles nothing', async () => {
