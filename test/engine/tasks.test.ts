@@ -103,6 +103,9 @@ for (const dialect of DIALECTS) {
       await rt.close();
       await handle.close();
     });
+    /** Another worker of the same store, running its tasks with `executor`. */
+    const workerWith = (workerId: string, executor: StepExecutor) =>
+      engineFor(handle, { clock, runTasks: false, workerId, executor });
 
     it('queues an ASYNC step in its commit, waits in PENDING_ASYNC, and resumes when a worker runs it', async () => {
       const def = await definition(`
@@ -326,12 +329,7 @@ steps:
 
     it('drops the late outcome of a task whose lease expired and was taken over', async () => {
       const gated = gatedExecutor();
-      const slow = engineFor(handle, {
-        clock,
-        runTasks: false,
-        workerId: 'worker-slow',
-        executor: gated.executor,
-      });
+      const slow = workerWith('worker-slow', gated.executor);
       const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
       const late = slow.work({ leaseMs: 60_000 });
       await gated.entered;
@@ -354,12 +352,7 @@ steps:
 
     it('runs at most `batch` functions at once and holds `prefetch` more, claimed ahead', async () => {
       const counting = countingExecutor();
-      const worker = engineFor(handle, {
-        clock,
-        runTasks: false,
-        workerId: 'worker-p',
-        executor: counting.executor,
-      });
+      const worker = workerWith('worker-p', counting.executor);
       const def = await definition(ASYNC_FLOW);
       const started = await Promise.all(
         Array.from({ length: 7 }, (_, i) => rt.start(def, { amount: i })),
@@ -386,12 +379,7 @@ steps:
 
     it('records a prefetched task once when its lease ran out while it waited and another worker took it over', async () => {
       const counting = countingExecutor();
-      const slow = engineFor(handle, {
-        clock,
-        runTasks: false,
-        workerId: 'worker-slow',
-        executor: counting.executor,
-      });
+      const slow = workerWith('worker-slow', counting.executor);
       const def = await definition(ASYNC_FLOW);
       const started = await Promise.all([
         rt.start(def, { amount: 1 }),
@@ -421,12 +409,7 @@ steps:
 
     it('records the outcome of a task whose workflow was cancelled while it ran, and settles nothing', async () => {
       const gated = gatedExecutor();
-      const worker = engineFor(handle, {
-        clock,
-        runTasks: false,
-        workerId: 'worker-b',
-        executor: gated.executor,
-      });
+      const worker = workerWith('worker-b', gated.executor);
       const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
       const working = worker.work();
       await gated.entered;
