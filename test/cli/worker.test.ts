@@ -1,10 +1,11 @@
 /**
  * `saffron worker` as real processes: workers on one store run the ASYNC and PARALLEL tasks
  * an engine queues. On PostgreSQL three workers share the queue of 2,000 workflows
- * (SAFFRON_WORKER_TEST_WORKFLOWS to change it) and one of them is SIGKILLed mid-run: every
- * workflow still completes, every task body runs at least once (a journal file), and every
- * task result is applied exactly once (counted in the audit table, which each application
- * writes in its own transaction).
+ * (SAFFRON_WORKER_TEST_WORKFLOWS to change it), two of them claiming tasks ahead
+ * (`--prefetch`), and one of those is SIGKILLed mid-run: every workflow still completes,
+ * every task body runs at least once (a journal file), and every task result is applied
+ * exactly once (counted in the audit table, which each application writes in its own
+ * transaction).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -163,8 +164,12 @@ for (const dialect of DIALECTS.filter((d) => d.name !== 'pglite')) {
           '--zombie-after-ms',
           '3000',
         ];
+        // the worker killed and one other claim 8 tasks ahead (--prefetch), so tasks held
+        // unrun by a dead worker must move on too
         const workers = cluster
-          ? [0, 1, 2].map(() => startWorker(location, clusterFlags))
+          ? [0, 1, 2].map((i) =>
+              startWorker(location, i === 1 ? clusterFlags : [...clusterFlags, '--prefetch', '8']),
+            )
           : [startWorker(location)];
         const exits = workers.map(exited);
         const engine: Runtime = createRuntime({
