@@ -106,6 +106,29 @@ for (const dialect of DIALECTS) {
     /** Another worker of the same store, running its tasks with `executor`. */
     const workerWith = (workerId: string, executor: StepExecutor) =>
       engineFor(handle, { clock, runTasks: false, workerId, executor });
+    /** `workflowId`'s task was finished here on its second attempt, and recorded once. */
+    async function expectRecordedHere(workflowId: string) {
+      expect((await listTasks(handle.store, workflowId))[0]).toMatchObject({
+        status: 'COMPLETED',
+        workerId: 'worker-a',
+        attempts: 2,
+      });
+      const trail = (await rt.audit(workflowId)).map((e) => e.eventType);
+      expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
+      expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(1);
+    }
+    /**
+     * Let the 60 s leases of `slow`'s `count` tasks run out, take them over and finish them
+     * here, then let `slow`'s own runs (still at their gate) end: it runs `count` too.
+     */
+    async function takeOver(slow: Runtime, late: Promise<number>, open: () => void, count: number) {
+      clock.advance(60_001);
+      expect(await rt.work()).toBe(count);
+      await rt.drain();
+      open();
+      expect(await late).toBe(count);
+      await slow.close();
+    }
 
     it('queues an ASYNC step in its commit, waits in PENDING_ASYNC, and resumes when a worker runs it', async () => {
       const def = await definition(`
@@ -333,21 +356,9 @@ steps:
       const wf = await rt.start(await definition(ASYNC_FLOW), { amount: 5 });
       const late = slow.work({ leaseMs: 60_000 });
       await gated.entered;
-      clock.advance(60_001);
-      expect(await rt.work()).toBe(1);
-      await rt.drain();
-      gated.open();
-      expect(await late).toBe(1);
-      await slow.close();
+      await takeOver(slow, late, gated.open, 1);
       expect(await rt.get(wf.id)).toMatchObject({ status: 'COMPLETED', state: { score: 10 } });
-      expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
-        status: 'COMPLETED',
-        workerId: 'worker-a',
-        attempts: 2,
-      });
-      const trail = (await rt.audit(wf.id)).map((e) => e.eventType);
-      expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
-      expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(1);
+      await expectRecordedHere(wf.id);
     });
 
     it('runs at most `batch` functions at once and holds `prefetch` more, claimed ahead', async () => {
@@ -387,24 +398,10 @@ steps:
       ]);
       const late = slow.work({ batch: 1, prefetch: 1, leaseMs: 60_000 });
       await counting.reached(1);
-      clock.advance(60_001);
-      // the running task and the waiting one are both taken over and finished here
-      expect(await rt.work()).toBe(2);
-      await rt.drain();
-      counting.open();
-      // the slow worker still runs what it held; neither outcome is recorded
-      expect(await late).toBe(2);
-      await slow.close();
-      for (const wf of started) {
-        expect((await listTasks(handle.store, wf.id))[0]).toMatchObject({
-          status: 'COMPLETED',
-          workerId: 'worker-a',
-          attempts: 2,
-        });
-        const trail = (await rt.audit(wf.id)).map((e) => e.eventType);
-        expect(trail.filter((e) => e === 'TASK_COMPLETED')).toHaveLength(1);
-        expect(trail.filter((e) => e === 'STEP_EXECUTED')).toHaveLength(1);
-      }
+      // the running task and the waiting one are both taken over and finished here; the slow
+      // worker still runs what it held, and neither of its outcomes is recorded
+      await takeOver(slow, late, counting.open, 2);
+      for (const wf of started) await expectRecordedHere(wf.id);
     });
 
     it('records the outcome of a task whose workflow was cancelled while it ran, and settles nothing', async () => {
