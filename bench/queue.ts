@@ -114,16 +114,13 @@ const sectionOf = (result: BenchResult, system: QueueSystem) =>
 
 /**
  * The result key of `system`'s figure `name` (DESIGN.md §8): Saffron's bare in `metrics`
- * (`tasks_per_s_4w`), a variant's with its name after `saffron_` (`prefetch_…`, `queue_only_…`), a peer's with its name in
- * `baselines` (`graphile_tasks_per_s_4w`).
+ * (`tasks_per_s_4w`), a Saffron variant's after its name less `saffron_` (`prefetch_…`,
+ * `queue_only_…`), a peer's after its name in `baselines` (`graphile_tasks_per_s_4w`).
  */
 function keyOf(system: string, name: string): string {
   if (system === 'saffron') return name;
   return `${system.startsWith('saffron_') ? system.slice('saffron_'.length) : system}_${name}`;
 }
-
-/** Saffron's variants, each compared with the faster peer. */
-const SAFFRONS = ['saffron', 'saffron_prefetch', 'saffron_queue_only'];
 
 /** Throughput figure names with `processes` worker processes: steady state, and cold start. */
 const throughputName = (processes: number, cold = false) =>
@@ -190,7 +187,7 @@ async function throughputRound(
 function throughputRatios(s: Settings, pass: BenchResult): void {
   for (const p of s.processes)
     for (const cold of [false, true])
-      for (const mine of SAFFRONS)
+      for (const mine of SYSTEMS.filter(isSaffron).map((x) => x.name))
         pass.ratios[keyOf(mine, `vs_best_peer_${p}w${cold ? '_cold' : ''}`)] = ratio(
           pass,
           mine,
