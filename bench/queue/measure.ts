@@ -1,8 +1,12 @@
 /**
  * The two measurements, the same code for every system:
  *
- * - throughput: queue a backlog, start worker processes, let them go all at once and time
- *   until the database shows no unfinished task (or the time cap passes). Two figures:
+ * - throughput: queue a backlog, ANALYZE the schema's tables (a queue table in use has the
+ *   planner statistics autovacuum takes; a fresh one has none, and a plan made for an empty
+ *   table can read the whole backlog on every fetch: graphile-worker's batched fetch ran at
+ *   less than half its speed for want of them), start worker processes, let them go all at
+ *   once and time until the database shows no unfinished task (or the time cap passes). Two
+ *   figures:
  *   - steady state (the headline): from the moment the first {@link WARMUP_SHARE} of the
  *     backlog is finished until the end, tasks finished in that span ÷ its length. Worker
  *     processes are fresh, and a fresh Node process spends its first seconds compiling its
@@ -125,6 +129,7 @@ export function throughput(
     void starting.catch(() => undefined); // a failed start is thrown where it is awaited
     try {
       await queue.fill(tasks);
+      await bench.schemas.analyze(config.schema);
     } catch (error) {
       void starting.then(
         (f) => f.kill(),
@@ -151,6 +156,7 @@ export function throughput(
       const cpuAtEnd = warm?.cpu && readCpu(fleet.pids);
       const starts = await fleet.stop();
       await expectNoFailures(system, queue);
+      if (left === 0) await queue.verify?.();
       let first = endAt;
       for (const t of starts.values()) first = Math.min(first, t);
       const cold = span(tasks - left, endAt - first);

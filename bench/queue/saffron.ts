@@ -13,6 +13,7 @@
  *   transition costs on top of the queue.
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { createRuntime, type Runtime, type Service } from '../../actors/index.js';
 import { migrations } from '../../migrations/index.js';
 import {
@@ -95,6 +96,25 @@ const asyncTask = (workflowId: string): NewTask => ({
   maxAttempts: 3,
 });
 
+/**
+ * Every workflow of the run COMPLETED with its STEP_EXECUTED and WORKFLOW_COMPLETED audit rows
+ * (a drained `saffron` backlog, and the floor's, which writes the same rows by hand).
+ */
+async function expectWorkflowsCompleted(store: Store): Promise<void> {
+  const { rows } = await sql<{ workflows: number; completed: number; events: number }>`
+    SELECT (SELECT count(*) FROM workflow_executions)::int AS workflows,
+      (SELECT count(*) FROM workflow_executions WHERE status = 'COMPLETED')::int AS completed,
+      (SELECT count(*) FROM workflow_audit_log
+        WHERE event_type IN ('STEP_EXECUTED', 'WORKFLOW_COMPLETED'))::int AS events`.execute(
+    store.db,
+  );
+  const { workflows, completed, events } = rows[0]!;
+  if (completed !== workflows || events !== 2 * workflows)
+    throw new Error(
+      `of ${workflows} workflow(s), ${completed} COMPLETED with ${events} STEP_EXECUTED and WORKFLOW_COMPLETED audit row(s) (expected ${workflows} and ${2 * workflows})`,
+    );
+}
+
 /** Queue tasks for `workflowIds` in one transaction per chunk, with the wake-up NOTIFY. */
 async function queueTasks(store: Store, workflowIds: readonly string[]): Promise<void> {
   for (let i = 0; i < workflowIds.length; i += INSERT_CHUNK) {
@@ -110,10 +130,12 @@ function handle(
   runtime: Runtime,
   enqueue: () => Promise<Enqueued>,
   fill: (count: number) => Promise<void>,
+  verify?: () => Promise<void>,
 ): QueueHandle {
   return {
     fill,
     enqueue,
+    ...(verify ? { verify } : {}),
     unfinished: () => countTasks(store, ['PENDING', 'CLAIMED']),
     failed: () => countTasks(store, ['FAILED']),
     async close() {
@@ -206,6 +228,7 @@ export const saffron: QueueSystem = {
       async (count) => {
         await inParallel(count, FILL_PARALLEL, async () => committed.delete((await start()).id));
       },
+      () => expectWorkflowsCompleted(store),
     );
   },
   worker: saffronWorker,

@@ -34,6 +34,8 @@ export interface QueueHandle {
   unfinished(): Promise<number>;
   /** Tasks that ended in failure (a correct run has none). */
   failed(): Promise<number>;
+  /** After a drained backlog: throw if what the tasks had to write is not all there. */
+  verify?(): Promise<void>;
   close(): Promise<void>;
 }
 
