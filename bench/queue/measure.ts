@@ -4,7 +4,7 @@
  * - throughput: queue a backlog, ANALYZE the schema's tables (a queue table in use has the
  *   planner statistics autovacuum takes; a fresh one has none, and a plan made for an empty
  *   table can read the whole backlog on every fetch: graphile-worker's batched fetch ran at
- *   less than half its speed for want of them), start worker processes, let them go all at
+ *   half to two-thirds of its speed for want of them), start worker processes, let them go all at
  *   once and time until the database shows no unfinished task (or the time cap passes). Two
  *   figures:
  *   - steady state (the headline): from the moment the first {@link WARMUP_SHARE} of the
