@@ -23,6 +23,7 @@
  * `saffron_prefetch` holds at most (`concurrency` running plus `concurrency` ahead), so the
  * statements cost each task no more than Saffron's best case does.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { saffron } from './saffron.js';
 import { taskBody, type QueueConfig, type QueueSystem } from './system.js';
@@ -95,8 +96,6 @@ const completionsOf = (tasks: readonly Claimed[]) =>
     )
     .join(',')}]`;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function floorWorker(
   config: QueueConfig,
   onStart: (key: string) => void,
@@ -114,11 +113,11 @@ async function floorWorker(
   let loop: Promise<void> | undefined;
   async function drain(): Promise<void> {
     let held: Claimed[] = [];
-    const statement = { name: 'floor', text: STATEMENT };
     while (running || held.length > 0) {
       const now = Date.now();
       const { rows } = await client.query<Claimed>({
-        ...statement,
+        name: 'floor',
+        text: STATEMENT,
         values: [
           completionsOf(held),
           workerId,
@@ -155,7 +154,7 @@ async function floorWorker(
 export const floor: QueueSystem = {
   name: 'floor',
   describe: (c) =>
-    `not a queue: the writes the spec asks of one of saffron's tasks and nothing more, in one statement per batch of up to ${c * 2} tasks per process (records the previous batch: task, workflow at its version, STEP_EXECUTED and WORKFLOW_COMPLETED audit rows, heartbeat; claims the next), no runtime; the bound no runtime writing the same rows can pass`,
+    `not a queue: the writes the spec asks of one of saffron's tasks and nothing more, in one statement per batch of up to ${c * 2} tasks per process (records the previous batch: task, workflow at its version, STEP_EXECUTED and WORKFLOW_COMPLETED audit rows, heartbeat; claims the next), no runtime; with the cores saturated, the bound for any runtime writing the same rows`,
   open: (config) => saffron.open(config),
   worker: floorWorker,
 };
