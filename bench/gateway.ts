@@ -17,6 +17,12 @@
  *   multi-row INSERTs of 500 (goal: ≥ 0.30 of the raw rate).
  * - Config polls per second on the 304 path (device-signed, `If-None-Match`), against a bare
  *   fastify route answering 304 on an ETag match, with the same client.
+ * - Handshakes per second while the idle connections open, against the same clients
+ *   connecting to the bare `ws` server; the highest push rate (doubling from the offered one)
+ *   that still completes with p99 ≤ 20 ms; connects and 304 polls with two gateway processes
+ *   on the same database.
+ * - SQL statements per handshake, per 304 poll and per push, counted in the gateway process
+ *   (every `pg` client query, so background work during the part is included).
  *
  * Everything runs against PostgreSQL (DATABASE_URL, default postgres://root@127.0.0.1:5432/test)
  * in a fresh schema, dropped afterwards; devices are registered up front in bulk through the
@@ -40,7 +46,7 @@ import { startChild, type Child } from './gateway/child.js';
 import { currentEtags, poll } from './gateway/configPolls.js';
 import { deviceIdOf, deviceSecretOf } from './gateway/fleet.js';
 import { keepAlive, send } from './gateway/http.js';
-import { measureIdle, waitFor } from './gateway/idle.js';
+import { measureIdle, statementsOf, waitFor } from './gateway/idle.js';
 import { measureEcho, measurePush } from './gateway/push.js';
 import { measureSaf } from './gateway/saf.js';
 import type { ServerSpec } from './gateway/server.js';
@@ -60,6 +66,44 @@ const SAF_IN_FLIGHT = 4;
 const POLL_DEVICES = 64;
 const POLL_IN_FLIGHT = 16;
 const GATEWAY_POOL = 10;
+/** The push round trip p99 a rate must keep to count toward `push_max_rate_per_s`. */
+const PUSH_P99_GOAL_MS = 20;
+/** Seconds of commands offered at each step of the highest-rate search. */
+const PUSH_STEP_SECONDS = 3;
+/** Connections opened across the two gateways (half each). */
+const TWO_GATEWAY_CONNECTIONS = 4000;
+
+/** Statements per item between two counter readings; null when the server does not count. */
+const perItem = (before: number | null, after: number | null, items: number) =>
+  before === null || after === null || items === 0 ? null : round((after - before) / items);
+
+/**
+ * The highest offered push rate (doubling from 2× the `passed` rate) that completes
+ * with p99 ≤ PUSH_P99_GOAL_MS and ≥ 99 % of the rate; `passed` when the next step fails
+ * (0 when even the base rate did not pass).
+ */
+async function maxPushRate(
+  passed: number,
+  measure: (rate: number) => Promise<{ rttP99: number; completedPerS: number }>,
+  progress: (m: string) => void,
+  notes: string[],
+): Promise<number> {
+  if (passed === 0) return 0;
+  let best = passed;
+  for (let rate = passed * 2; rate <= 32_000; rate *= 2) {
+    progress(`push: searching the highest rate, ${rate}/s offered`);
+    const step = await measure(rate);
+    progress(`  p99 ${step.rttP99.toFixed(1)} ms, ${Math.round(step.completedPerS)} completed/s`);
+    if (step.rttP99 > PUSH_P99_GOAL_MS || step.completedPerS < 0.99 * rate) {
+      notes.push(
+        `push_max_rate_per_s: ${rate}/s offered gave p99 ${round(step.rttP99)} ms, ${round(step.completedPerS)} completed/s (the client — one process, ${PUSH_DEVICES} sockets — shares the machine's 2 cores)`,
+      );
+      break;
+    }
+    best = rate;
+  }
+  return best;
+}
 
 interface Settings {
   connections: number;
@@ -244,6 +288,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.metrics.bytes_per_connection = Math.round(held.bytesPerConnection);
     result.metrics.heap_bytes_per_connection = Math.round(held.heapBytesPerConnection);
     result.metrics.connects_per_s = round(held.held / held.connectSeconds);
+    result.metrics.db_statements_per_handshake =
+      held.statementsPerConnection === null ? null : round(held.statementsPerConnection);
     if (held.failed > 0)
       result.notes.push(`${held.failed} gateway connections failed (first: ${held.firstError})`);
     progress('  waiting for the gateway to record every disconnect');
@@ -263,6 +309,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     );
 
     progress(`push: ${s.commands} commands at ${s.rate}/s`);
+    const pushStatements = await statementsOf(gateway.child);
     const pushed = await measurePush({
       url: gateway.url,
       adminToken: token,
@@ -278,6 +325,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.metrics.push_delivery_p99_ms = round(pushed.deliveryP99);
     result.metrics.push_commands_issued_per_s = round(pushed.issuedPerS);
     result.metrics.push_commands_completed_per_s = round(pushed.completedPerS);
+    result.metrics.db_statements_per_push = perItem(
+      pushStatements,
+      await statementsOf(gateway.child),
+      pushed.completed,
+    );
     progress(
       `  round trip p50 ${pushed.rttP50.toFixed(1)} ms, p99 ${pushed.rttP99.toFixed(1)} ms; delivery p50 ${pushed.deliveryP50.toFixed(1)} ms, p99 ${pushed.deliveryP99.toFixed(1)} ms; ${Math.round(pushed.completedPerS)} completed/s`,
     );
@@ -289,6 +341,21 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.notes.push(
         `push: ${pushed.completed} of ${pushed.sent} commands completed (${pushed.failedPosts} POSTs failed); percentiles over the completed`,
       );
+    result.metrics.push_max_rate_per_s = await maxPushRate(
+      pushed.rttP99 <= PUSH_P99_GOAL_MS && pushed.completedPerS >= 0.99 * s.rate ? s.rate : 0,
+      (rate) =>
+        measurePush({
+          url: gateway.url,
+          adminToken: token,
+          benchKey,
+          devices: push,
+          count: Math.max(2000, rate * PUSH_STEP_SECONDS),
+          rate,
+          progress,
+        }),
+      progress,
+      result.notes,
+    );
 
     progress(`saf: ${s.safBatches} batches of ${SAF_BATCH} per side, ${SAF_IN_FLIGHT} in flight`);
     pool = new pg.Pool({
@@ -317,6 +384,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 
     progress(`config: ${s.configSeconds} s of 304 polls, ${POLL_IN_FLIGHT} in flight`);
     const etags = await currentEtags(gateway.url, benchKey, polling);
+    const pollStatements = await statementsOf(gateway.child);
     const polls = await poll({
       url: gateway.url,
       benchKey,
@@ -326,9 +394,69 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       inFlight: POLL_IN_FLIGHT,
     });
     result.metrics.config_304_per_s = round(polls.perS);
+    result.metrics.db_statements_per_poll = perItem(
+      pollStatements,
+      await statementsOf(gateway.child),
+      polls.notModified + polls.other,
+    );
     if (polls.other > 0)
       result.notes.push(`config: ${polls.other} polls were not 304 (first: ${polls.firstOther})`);
     progress(`  ${Math.round(polls.perS)} polls/s`);
+
+    // ---- two gateway processes on the same database
+    const second = await start({
+      kind: 'saffron',
+      databaseUrl: url,
+      schema,
+      signingKeyPem,
+      masterKeyHex,
+      poolSize: GATEWAY_POOL,
+    });
+    const pair = [gateway, second];
+    const perGateway = Math.floor(Math.min(s.connections, TWO_GATEWAY_CONNECTIONS) / 2);
+    progress(`two gateways: ${2 * perGateway} device connections, half to each`);
+    const both = await Promise.all(
+      pair.map((g, i) =>
+        measureIdle({
+          server: g.child,
+          url: g.url,
+          benchKey,
+          first: idle + i * perGateway,
+          count: perGateway,
+          subnet: 3 + i,
+          progress,
+        }),
+      ),
+    );
+    result.metrics.connects_per_s_2g = round(
+      both.reduce((n, r) => n + r.held, 0) / Math.max(...both.map((r) => r.connectSeconds)),
+    );
+    progress(`two gateways: ${s.configSeconds} s of 304 polls, half of the devices on each`);
+    const half = Math.ceil(polling.length / 2);
+    const pairPolls = await Promise.all(
+      pair.map((g, i) =>
+        poll({
+          url: g.url,
+          benchKey,
+          devices: polling.slice(i * half, (i + 1) * half),
+          etagOf: (deviceId) => etags.get(deviceId)!,
+          seconds: s.configSeconds,
+          inFlight: POLL_IN_FLIGHT / 2,
+        }),
+      ),
+    );
+    result.metrics.config_304_per_s_2g = round(pairPolls.reduce((n, p) => n + p.perS, 0));
+    if (pairPolls.some((p) => p.other > 0))
+      result.notes.push(
+        `config (2 gateways): ${pairPolls.reduce((n, p) => n + p.other, 0)} polls were not 304`,
+      );
+    progress(
+      `  ${Math.round(result.metrics.connects_per_s_2g ?? 0)} connects/s, ${Math.round(result.metrics.config_304_per_s_2g ?? 0)} polls/s`,
+    );
+    result.notes.push(
+      `*_2g: two gateway processes on the same database, ${2 * perGateway} connections and the poll devices split between them, each pair measured at the same time; on 2 cores both share the CPU with the clients and PostgreSQL`,
+    );
+    stop(second.child);
     stop(gateway.child);
 
     // ---- baselines
@@ -345,6 +473,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     });
     result.baselines.raw_ws_idle_connections = rawHeld.held;
     result.baselines.raw_ws_bytes_per_connection = Math.round(rawHeld.bytesPerConnection);
+    result.baselines.raw_ws_connects_per_s = round(rawHeld.held / rawHeld.connectSeconds);
     progress(`baseline: ws echo, ${s.commands} frames at ${s.rate}/s`);
     const echo = await measureEcho({
       url: raw.url,
@@ -376,6 +505,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.metrics.bytes_per_connection,
       result.baselines.raw_ws_bytes_per_connection,
     );
+    result.ratios.connects_vs_raw_ws = ratio(
+      result.metrics.connects_per_s,
+      result.baselines.raw_ws_connects_per_s,
+    );
     result.ratios.push_rtt_p99_vs_raw_echo = ratio(
       result.metrics.push_rtt_p99_ms,
       result.baselines.raw_ws_echo_rtt_p99_ms,
@@ -389,7 +522,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
       "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
-      'config_304_per_s: device-signed polls answered 304 per second (each: signature, nonce row, device + layers + assignments read, ETag compare)',
+      'config_304_per_s: device-signed polls answered 304 per second',
+      'db_statements_per_*: SQL statements the gateway process sent to PostgreSQL (counted at pg.Client#query: BEGIN/COMMIT, background sweeps and the LISTEN connection included) during the part, divided by its connections held, polls answered or commands completed',
       `goal: ≥ ${CONNECTIONS_GOAL} idle connections — ${held.held >= CONNECTIONS_GOAL ? 'met' : 'NOT met'} (${held.held})`,
       `goal: SAF ≥ ${SAF_GOAL} of raw batched inserts — ${(result.ratios.saf_vs_raw_batch_insert ?? 0) >= SAF_GOAL ? 'met' : 'NOT met'} (${result.ratios.saf_vs_raw_batch_insert})`,
     );

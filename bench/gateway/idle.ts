@@ -23,6 +23,8 @@ export interface IdleResult {
   bytesPerConnection: number;
   heapBytesPerConnection: number;
   connectSeconds: number;
+  /** SQL statements the server sent per connection held (handshake, hello, presence); null for a server that does not count them. */
+  statementsPerConnection: number | null;
 }
 
 interface Memory {
@@ -63,6 +65,7 @@ export async function measureIdle(options: {
     await warm.call({ kind: 'close' });
     await waitFor(async () => (await server.call<number>({ kind: 'connections' })) === 0);
     const before = await server.call<Memory>({ kind: 'memory' });
+    const statementsBefore = await statementsOf(server);
 
     const parts = Math.ceil(count / PER_CLIENT);
     const children = await Promise.all(
@@ -88,6 +91,7 @@ export async function measureIdle(options: {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const held = await server.call<number>({ kind: 'connections' });
     const after = await server.call<Memory>({ kind: 'memory' });
+    const statementsAfter = await statementsOf(server);
     const failed = reports.reduce((n, r) => n + r.failed, 0);
     const firstError = reports.find((r) => r.firstError)?.firstError ?? null;
     progress(
@@ -101,11 +105,19 @@ export async function measureIdle(options: {
       bytesPerConnection: held > 0 ? (after.rss - before.rss) / held : 0,
       heapBytesPerConnection: held > 0 ? (after.heapUsed - before.heapUsed) / held : 0,
       connectSeconds,
+      statementsPerConnection:
+        held > 0 && statementsBefore !== null && statementsAfter !== null
+          ? (statementsAfter - statementsBefore) / held
+          : null,
     };
   } finally {
     for (const c of clients) c.kill();
   }
 }
+
+/** The statements `server` has sent so far, or null when it does not count them. */
+export const statementsOf = (server: Child): Promise<number | null> =>
+  server.call<number>({ kind: 'statements' }).catch(() => null);
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 

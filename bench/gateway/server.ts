@@ -11,13 +11,16 @@
  * - `bare-fastify`: fastify with one route shaped like the device config poll that answers
  *   304 when `If-None-Match` matches a fixed ETag: the baseline of the 304 path.
  *
- * Calls: `memory` (after full collections), `connections` (open WebSockets now).
+ * Calls: `memory` (after full collections), `connections` (open WebSockets now),
+ * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
+ * `pg.Client#query`, so the pool's, the LISTEN connection's and the background work's alike).
  */
 import { createServer } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { WebSocketServer } from 'ws';
 import { createGateway, loadKeyring } from '../../gateway/index.js';
 import { openStore } from '../../runtime/store/index.js';
@@ -37,6 +40,19 @@ export type ServerSpec =
   | { kind: 'bare-fastify'; etag: string };
 
 const HOST = '127.0.0.1';
+
+/** Count every statement any pg client of this process sends (bench instrumentation only). */
+function countStatements(): () => number {
+  let count = 0;
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    count++;
+    return query.apply(this, args);
+  };
+  return () => count;
+}
+const statements = countStatements();
 
 async function start(spec: ServerSpec): Promise<{ url: string; connections: () => number }> {
   switch (spec.kind) {
@@ -87,5 +103,6 @@ serveParent(
   {
     memory: () => settledMemory(),
     connections: async () => (await started).connections(),
+    statements: () => Promise.resolve(statements()),
   },
 );
