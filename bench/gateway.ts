@@ -21,6 +21,8 @@
  *   connecting to the bare `ws` server; the highest push rate (doubling from the offered one)
  *   that still completes with p99 ≤ 20 ms; connects and 304 polls with two gateway processes
  *   on the same database.
+ * - Whether PostgreSQL NOTIFY (a database-wide lock at commit) limits cross-gateway push:
+ *   write transactions/s with and without a NOTIFY in each, same connections, same run.
  * - SQL statements per handshake, per 304 poll and per push, counted in the gateway process
  *   (every `pg` client query, so background work during the part is included).
  *
@@ -48,6 +50,7 @@ import { deviceIdOf, deviceSecretOf } from './gateway/fleet.js';
 import { keepAlive, send } from './gateway/http.js';
 import { measureIdle, statementsOf, waitFor } from './gateway/idle.js';
 import { measureEcho, measurePush } from './gateway/push.js';
+import { measureNotify } from './gateway/notify.js';
 import { measureSaf } from './gateway/saf.js';
 import type { ServerSpec } from './gateway/server.js';
 
@@ -499,6 +502,20 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.baselines.bare_fastify_304_per_s = round(barePolls.perS);
     stop(bare.child);
 
+    progress('baseline: write transactions/s with and without a NOTIFY, 8 connections');
+    const notify = await measureNotify({
+      url,
+      schema,
+      concurrency: 8,
+      seconds: Math.max(2, 2 * s.configSeconds),
+      rounds: 3,
+    });
+    result.baselines.pg_commits_per_s_c8 = round(notify.plainCommitsPerS);
+    result.baselines.pg_notify_commits_per_s_c8 = round(notify.notifyCommitsPerS);
+    result.ratios.notify_vs_plain_commits = round(
+      notify.notifyCommitsPerS / notify.plainCommitsPerS,
+    );
+
     const ratio = (a: number | null | undefined, b: number | null | undefined) =>
       typeof a === 'number' && typeof b === 'number' && b > 0 ? round(a / b) : null;
     result.ratios.bytes_per_connection_vs_raw_ws = ratio(
@@ -523,6 +540,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',
+      'pg_notify_commits_per_s_c8: one-row write transactions per second with a pg_notify in each (a listener connected), 8 connections, against the same without (pg_commits_per_s_c8), alternating rounds: the ceiling NOTIFY puts on pushes routed across gateways (one NOTIFY per command-creating transaction)',
       'db_statements_per_*: SQL statements the gateway process sent to PostgreSQL (counted at pg.Client#query: BEGIN/COMMIT, background sweeps and the LISTEN connection included) during the part, divided by its connections held, polls answered or commands completed',
       `goal: ≥ ${CONNECTIONS_GOAL} idle connections — ${held.held >= CONNECTIONS_GOAL ? 'met' : 'NOT met'} (${held.held})`,
       `goal: SAF ≥ ${SAF_GOAL} of raw batched inserts — ${(result.ratios.saf_vs_raw_batch_insert ?? 0) >= SAF_GOAL ? 'met' : 'NOT met'} (${result.ratios.saf_vs_raw_batch_insert})`,
