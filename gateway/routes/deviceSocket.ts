@@ -7,10 +7,11 @@
  *
  * Admission: a gateway carries at most `maxPendingHandshakes` handshakes at once (link/
  * settings.ts) — authentication and the upgrade; the connect itself is written behind
- * (link/presence.ts) and holds no slot. Beyond that an upgrade is a 503 GATEWAY_BUSY with a `Retry-After` of 1–5 s,
- * drawn at random so refused devices do not all come back in the same second. Refusing
- * costs no database work, so a reconnect storm waits on the devices instead of piling
- * connections the gateway cannot record in time (which time out, reconnect and pile more).
+ * (link/presence.ts) and holds no slot. Beyond that an upgrade is a 503 GATEWAY_BUSY with a
+ * `Retry-After` of 1–5 s, drawn at random so refused devices do not all come back in the
+ * same second. Refusing costs no database work, so a reconnect storm waits on the devices
+ * instead of piling connections the gateway cannot authenticate in time (which time out,
+ * reconnect and pile more).
  */
 import type { FastifyRequest } from 'fastify';
 import { authenticate } from '../auth/authenticate.js';
