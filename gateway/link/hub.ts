@@ -126,15 +126,15 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   const admit = (): (() => void) | undefined => {
     if (handshakes >= settings.maxPendingHandshakes) return undefined;
     handshakes++;
-    let held = true;
-    const release = () => {
-      if (!held) return;
-      held = false;
-      handshakes--;
-      clearTimeout(timer);
-    };
-    const timer = setTimeout(release, 30_000);
+    // the session keeps `release` for its life: it drops the timer once released
+    let timer: NodeJS.Timeout | undefined = setTimeout(() => release(), 30_000);
     timer.unref();
+    const release = () => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      handshakes--;
+    };
     return release;
   };
   new Gauge({
