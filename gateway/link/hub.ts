@@ -77,7 +77,10 @@ export interface DeviceHub {
   sweep(): Promise<SweepReport | undefined>;
   /** Start listening and the periodic work. */
   start(): Promise<void>;
-  /** Close every session, stop the periodic work, wait for what is in flight. */
+  /**
+   * Close every session, stop the periodic work, wait for what is in flight, and write the
+   * presence still queued (the sessions' disconnects among it).
+   */
   close(): Promise<void>;
 }
 

@@ -79,6 +79,7 @@ export function createPresenceWriter(
   let writing: Promise<void> | undefined;
   let failures = 0;
   let retryAt = 0;
+  let closed = false;
 
   const writeBatch = async (): Promise<void> => {
     const batch = new Map<string, QueuedDeviceEvent[]>();
@@ -107,7 +108,7 @@ export function createPresenceWriter(
   const write = () => (writing ??= writeBatch().finally(() => (writing = undefined)));
 
   const tick = () => {
-    if (writing || queue.size === 0 || performance.now() < retryAt) return;
+    if (closed || writing || queue.size === 0 || performance.now() < retryAt) return;
     write().then(
       () => {
         if (queue.size >= settings.maxDevices) tick(); // a full batch waits: write it now
@@ -168,6 +169,7 @@ export function createPresenceWriter(
     },
     flush,
     async close() {
+      closed = true;
       clearInterval(timer);
       for (let attempt = 1; ; attempt++) {
         try {
@@ -181,7 +183,8 @@ export function createPresenceWriter(
             );
             return;
           }
-          await new Promise((resolve) => setTimeout(resolve, settings.flushEveryMs * attempt));
+          const pause = Math.min(settings.flushEveryMs, 1_000) * attempt;
+          await new Promise((resolve) => setTimeout(resolve, pause));
         }
       }
     },
