@@ -3,14 +3,14 @@
  * devices' statuses, actor snapshots, `last_seen` and exactly one `device.online` /
  * `device.offline` event per connectivity change, in a constant number of statements
  * (counted at the driver); a late disconnect of a replaced session leaves the device ONLINE
- * in one batch and across batches; a flush that fails (a real CHECK constraint) keeps its
- * events and is retried; the sweep skips a device that spoke since it was found quiet; a
+ * in one batch and across batches; a flush that fails (a real CHECK constraint, or its
+ * connection dropped by the server) keeps its events and is retried; the sweep skips a device that spoke since it was found quiet; a
  * gateway that closes writes what is queued; and a gateway that dies with events unflushed
  * has its devices reset OFFLINE by another gateway's sweep.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { PoolClient } from 'pg';
+import pg, { type PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createPresenceWriter,
@@ -304,6 +304,58 @@ for (const dialect of CLOUD_DIALECTS) {
       ]);
       expect(await eventsOf(second!)).toEqual(['device.online/connected/ONLINE']);
     });
+
+    it.runIf(dialect.name === 'postgres')(
+      'retries a flush whose connection the server dropped',
+      async () => {
+        const [held, other] = await insertDevices('dropped', 2);
+        const log = testLog();
+        // another session holds one row, so the flush waits inside its transaction
+        const blocker = new pg.Client({
+          connectionString: process.env.DATABASE_URL,
+          options: `-c search_path=${handle.location}`,
+        });
+        await blocker.connect();
+        try {
+          await blocker.query('BEGIN');
+          await blocker.query('SELECT 1 FROM edge_devices WHERE device_id = $1 FOR UPDATE', [held]);
+          const w = writer({ flushEveryMs: 25, maxDevices: 1_000 }, log);
+          w.connected(held!, 'a');
+          w.connected(other!, 'a');
+          // the server drops the flush's connection while it waits (a restart does the same)
+          let pid: number | undefined;
+          await vi.waitFor(
+            async () => {
+              // inside a transaction the activity view is a snapshot: take a fresh one
+              await blocker.query('SELECT pg_stat_clear_snapshot()');
+              const { rows } = await blocker.query<{ pid: number }>(
+                `SELECT pid FROM pg_stat_activity
+                 WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF d%'`,
+              );
+              pid = rows[0]?.pid;
+              expect(pid).toBeDefined();
+            },
+            { timeout: 5_000 },
+          );
+          await blocker.query('SELECT pg_terminate_backend($1)', [pid]);
+          await vi.waitFor(() => expect(log.warnings.length).toBeGreaterThanOrEqual(1), {
+            timeout: 5_000,
+          });
+          expect(w.queued).toBe(2);
+          await blocker.query('COMMIT');
+          await vi.waitFor(
+            async () => {
+              for (const id of [held!, other!]) expect((await rowOf(id)).status).toBe('ONLINE');
+            },
+            { timeout: 5_000 },
+          );
+          for (const id of [held!, other!])
+            expect(await eventsOf(id)).toEqual(['device.online/connected/ONLINE']);
+        } finally {
+          await blocker.end();
+        }
+      },
+    );
 
     it('resets a stale device unless it showed a sign of life since', async () => {
       const [quiet, back, rejoined] = await insertDevices('stale', 3);
