@@ -70,7 +70,7 @@ export interface SessionDeps {
   sourceIp: string | null;
   /** The session ended (called once, before its disconnect is queued). */
   onEnd(session: DeviceSession): void;
-  /** The handshake is over: the socket is open and its connect queued. */
+  /** The handshake is over: the socket is open and its connect queued, or it ended first. */
   onConnected?(): void;
 }
 
@@ -320,6 +320,7 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
   socket.on('close', () => {
     if (over) return;
     over = true;
+    deps.onConnected?.();
     deps.onEnd(session);
     deps.presence.disconnected(deviceId, id);
     void serial(() => Promise.resolve()).then(resolveEnded);
