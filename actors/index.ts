@@ -68,7 +68,12 @@ export {
   type DeviceSnapshot,
   type PersistedDeviceSnapshot,
 } from './device/snapshot.js';
-export { applyDeviceEvent, type DeviceStatusUpdate } from './device/host.js';
+export {
+  applyDeviceEvent,
+  applyDeviceEventBatch,
+  type DeviceStatusUpdate,
+  type QueuedDeviceEvent,
+} from './device/host.js';
 export {
   BATCH_ITEM_STATUSES,
   batchMachine,

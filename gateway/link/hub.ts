@@ -13,11 +13,14 @@
  * advisory lock) expires commands, applies the ack timeout (retry with backoff, or FAILED
  * after `max_retries`), wakes devices whose retries came due, and resets devices left
  * ONLINE by a gateway that died (no `last_seen` for `staleAfterMs`).
+ *
+ * Presence — connects, disconnects, `last_seen` and those stale resets — is written behind
+ * by the hub's presence writer (presence.ts), many devices per transaction; `close` writes
+ * what is left after the last session has ended.
  */
 import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import type { WebSocket } from 'ws';
-import { applyDeviceEvent, devEvents } from '../../actors/index.js';
 import {
   expireCommands,
   listenForCommands,
@@ -26,13 +29,13 @@ import {
   notifyCommands,
   retryUnackedCommands,
   SYSTEM_ACTOR,
-  touchDevices,
   withAdvisoryLock,
   type CommandActor,
   type CommandRecord,
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { CLOSE } from './frames.js';
+import { createPresenceWriter } from './presence.js';
 import { openSession, type DeviceSession } from './session.js';
 import type { DeviceLinkSettings } from './settings.js';
 
@@ -74,7 +77,10 @@ export interface DeviceHub {
   sweep(): Promise<SweepReport | undefined>;
   /** Start listening and the periodic work. */
   start(): Promise<void>;
-  /** Close every session, stop the periodic work, wait for what is in flight. */
+  /**
+   * Close every session, stop the periodic work, wait for what is in flight, and write the
+   * presence still queued (the sessions' disconnects among it).
+   */
   close(): Promise<void>;
 }
 
@@ -100,6 +106,10 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   let sweeping: Promise<SweepReport | undefined> | undefined;
   let closing = false;
   let dueSince = new Date(ctx.now().getTime() - settings.retryMaxMs);
+  const presence = createPresenceWriter(
+    { store: ctx.store, now: () => ctx.now(), log, metrics: ctx.metrics },
+    { flushEveryMs: settings.presenceFlushMs, maxDevices: settings.presenceBatch },
+  );
 
   new Gauge({
     name: 'saffron_device_sessions',
@@ -119,15 +129,15 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   const admit = (): (() => void) | undefined => {
     if (handshakes >= settings.maxPendingHandshakes) return undefined;
     handshakes++;
-    let held = true;
-    const release = () => {
-      if (!held) return;
-      held = false;
-      handshakes--;
-      clearTimeout(timer);
-    };
-    const timer = setTimeout(release, 30_000);
+    // the session keeps `release` for its life: it drops the timer once released
+    let timer: NodeJS.Timeout | undefined = setTimeout(() => release(), 30_000);
     timer.unref();
+    const release = () => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      handshakes--;
+    };
     return release;
   };
   new Gauge({
@@ -143,7 +153,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     const now = ctx.now();
     const due: string[] = [];
     for (const session of live) if (session.tick(now.getTime())) due.push(session.deviceId);
-    if (due.length > 0) void track(touchDevices(ctx.store, due, now));
+    presence.seen(due, now);
   };
 
   const runSweep = async (): Promise<SweepReport | undefined> => {
@@ -166,13 +176,11 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
         due.forEach(wake);
       }
       let stale = 0;
-      const quiet = await listStaleDevices(
-        ctx.store,
-        new Date(now.getTime() - settings.staleAfterMs),
-      );
+      const before = new Date(now.getTime() - settings.staleAfterMs);
+      const quiet = await listStaleDevices(ctx.store, before);
       for (const deviceId of quiet) {
         if (sessions.has(deviceId)) continue; // alive here
-        await applyDeviceEvent(ctx.store, deviceId, devEvents.stale(), now);
+        presence.stale(deviceId, before); // reset unless it reconnected meanwhile
         stale++;
       }
       const retried = changed.filter((c) => c.status === 'PENDING').length;
@@ -204,6 +212,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
         ctx,
         settings,
         actor,
+        presence,
         sourceIp,
         ...(release ? { onConnected: release } : {}),
         onEnd(ended) {
@@ -249,6 +258,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
       clearTimeout(deadline);
       await sweeping;
       await Promise.all(background);
+      await presence.close(); // the disconnects of the sessions just closed, and the rest
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
- * One device's WebSocket session (protocol: frames.ts). Work on a session — applying the
- * device's status events, answering frames, handing out commands — runs one piece at a
- * time in arrival order, so an ack never overtakes the hello before it and the disconnect
- * is always applied after the connect.
+ * One device's WebSocket session (protocol: frames.ts). Work on a session — answering
+ * frames, handing out commands — runs one piece at a time in arrival order, so an ack never
+ * overtakes the hello before it. The device's connect and disconnect go to the gateway's
+ * presence writer (presence.ts) at once, in that order, and are written behind.
  *
  * Delivery: commands are marked DELIVERED in the database before they are written to the
  * socket, so a connection that drops mid-write loses nothing — the command is pushed again
@@ -18,7 +18,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { applyDeviceEvent, devEvents } from '../../actors/index.js';
 import {
   deliverCommands,
   redeliverCommands,
@@ -31,6 +30,7 @@ import { toProblem } from '../problem.js';
 import { acknowledge } from './acknowledge.js';
 import { CLOSE, inboundFrame, type InboundFrame, type OutboundFrame } from './frames.js';
 import { commandJson } from './present.js';
+import type { PresenceWriter } from './presence.js';
 import type { DeviceLinkSettings } from './settings.js';
 
 /** Bad frames in a row after which a session is closed. */
@@ -40,7 +40,7 @@ const MAX_BAD_FRAMES = 10;
 export interface DeviceSession {
   readonly id: string;
   readonly deviceId: string;
-  /** Resolves once the session has ended and the device's disconnect is recorded. */
+  /** Resolves once the session has ended, its work is done and its disconnect is queued. */
   readonly ended: Promise<void>;
   /** Commands may be due: push them (after the hello, and unless back-pressured). */
   wake(): void;
@@ -65,10 +65,12 @@ export interface SessionDeps {
   settings: DeviceLinkSettings;
   /** Who delivers commands, for the audit trail. */
   actor: CommandActor;
+  /** Where the device's connect and disconnect are written behind. */
+  presence: PresenceWriter;
   sourceIp: string | null;
-  /** The session ended (called once, before its disconnect is recorded). */
+  /** The session ended (called once, before its disconnect is queued). */
   onEnd(session: DeviceSession): void;
-  /** The handshake is over: the connection is recorded, or the socket ended first. */
+  /** The handshake is over: the socket is open and its connect queued, or it ended first. */
   onConnected?(): void;
 }
 
@@ -320,12 +322,10 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     over = true;
     deps.onConnected?.();
     deps.onEnd(session);
-    void serial(async () => {
-      await applyDeviceEvent(ctx.store, deviceId, devEvents.disconnected(id), ctx.now());
-    }).then(resolveEnded);
+    deps.presence.disconnected(deviceId, id);
+    void serial(() => Promise.resolve()).then(resolveEnded);
   });
-  void serial(async () => {
-    await applyDeviceEvent(ctx.store, deviceId, devEvents.connected(id), ctx.now());
-  }).finally(() => deps.onConnected?.());
+  deps.presence.connected(deviceId, id);
+  deps.onConnected?.();
   return session;
 }

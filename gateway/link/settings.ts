@@ -25,13 +25,21 @@ export interface DeviceLinkOptions {
   maxInboundBytes?: number;
   /** Commands handed out per delivery round (100). */
   deliveryBatch?: number;
+  /**
+   * How often the gateway writes the connects, disconnects and `last_seen` its sessions
+   * queued, in one transaction for all devices (250 ms; link/presence.ts). `edge_devices`
+   * — what the dashboard and the API show — is behind by at most this plus one write.
+   */
+  presenceFlushMs?: number;
+  /** Devices per presence write; this many queued are written without waiting (1,000). */
+  presenceBatch?: number;
   /** How often a connected device's `last_seen` is written (5 min). */
   lastSeenEveryMs?: number;
   /** A device ONLINE or SYNCING with `last_seen` older than this is reset to OFFLINE (3 × lastSeenEveryMs). */
   staleAfterMs?: number;
   /**
    * Socket handshakes one gateway carries at once — from the upgrade request until the
-   * device's connection is recorded (200). Beyond it an upgrade is answered 503 with a
+   * socket is open and its connect queued for the presence writer (200). Beyond it an upgrade is answered 503 with a
    * jittered `Retry-After`, so a reconnect storm queues on the devices, not in the gateway.
    */
   maxPendingHandshakes?: number;
@@ -54,6 +62,8 @@ export function deviceLinkSettings(options: DeviceLinkOptions = {}): DeviceLinkS
     backpressureGraceMs: options.backpressureGraceMs ?? 30_000,
     maxInboundBytes: options.maxInboundBytes ?? 64 * 1024,
     deliveryBatch: options.deliveryBatch ?? 100,
+    presenceFlushMs: options.presenceFlushMs ?? 250,
+    presenceBatch: options.presenceBatch ?? 1000,
     lastSeenEveryMs,
     staleAfterMs: options.staleAfterMs ?? 3 * lastSeenEveryMs,
     maxPendingHandshakes: options.maxPendingHandshakes ?? 200,

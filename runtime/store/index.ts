@@ -166,7 +166,11 @@ export {
 } from './workflows/storeEdgeSummaries.js';
 export { lockDeviceStatus, type LockedDeviceStatus } from './deviceStatus/lockDeviceStatus.js';
 export { saveDeviceStatus, type DeviceStatusChange } from './deviceStatus/saveDeviceStatus.js';
-export { touchDevices } from './deviceStatus/touchDevices.js';
+export {
+  lockDeviceStatuses,
+  type LockedDevicePresence,
+} from './deviceStatus/lockDeviceStatuses.js';
+export { saveDeviceStatuses, type DeviceStatusRow } from './deviceStatus/saveDeviceStatuses.js';
 export { listStaleDevices } from './deviceStatus/listStaleDevices.js';
 export {
   COMMAND_AUDIT_EVENTS,

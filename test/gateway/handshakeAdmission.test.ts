@@ -1,10 +1,11 @@
 /**
  * Admission of device socket handshakes (PostgreSQL): a gateway carries at most
- * `maxPendingHandshakes` handshakes at once — from the upgrade until the device's connection
- * is recorded. The test holds one handshake open by locking its device's row from another
- * connection, so the next device's upgrade meets a full gateway: 503 GATEWAY_BUSY with a
- * jittered Retry-After and no database work; the edge agent's socket link waits at least
- * that long before it tries again. Once the first handshake completes, devices get in.
+ * `maxPendingHandshakes` handshakes at once — from the upgrade request until the socket is
+ * open (its connect is written behind, link/presence.ts). The test holds one handshake open
+ * by locking the nonce table from another connection, so authenticating the upgrade waits,
+ * and the next device's upgrade meets a full gateway: 503 GATEWAY_BUSY with a jittered
+ * Retry-After and no database work; the edge agent's socket link waits at least that long
+ * before it tries again. Once the first handshake completes, devices get in.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,14 +42,14 @@ describe.runIf(postgres)('device handshake admission on PostgreSQL', () => {
     await gw.close();
   });
 
-  /** Lock `deviceId`'s row from another connection until the returned release is called. */
-  async function holdDeviceRow(deviceId: string): Promise<() => Promise<void>> {
+  /** Block nonce inserts from another connection until the returned release is called. */
+  async function holdNonces(): Promise<() => Promise<void>> {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
     const done = other.transaction(async (tx) => {
-      await sql`SELECT 1 FROM edge_devices WHERE device_id = ${deviceId} FOR UPDATE`.execute(tx.db);
+      await sql`LOCK TABLE device_request_nonces IN SHARE MODE`.execute(tx.db);
       locked();
       await released;
     });
@@ -59,18 +60,18 @@ describe.runIf(postgres)('device handshake admission on PostgreSQL', () => {
     };
   }
 
-  const refusedTotal = async () => {
+  const metric = async (name: string) => {
     const res = await gw.asUser(gw.adminToken, '/metrics');
-    const line = (await res.text())
-      .split('\n')
-      .find((l) => l.startsWith('saffron_device_handshakes_refused_total '));
+    const line = (await res.text()).split('\n').find((l) => l.startsWith(`${name} `));
     return Number(line?.split(' ')[1] ?? NaN);
   };
+  const refusedTotal = () => metric('saffron_device_handshakes_refused_total');
 
   it('answers 503 with Retry-After while the gateway is full, then lets devices in', async () => {
-    const unlock = await holdDeviceRow('hs-1');
-    // hs-1's upgrade succeeds, but recording its connection waits for the row: it holds the slot
-    const first = await connectDevice(gw.url, 'hs-1', secrets['hs-1']!);
+    const unlock = await holdNonces();
+    // hs-1's upgrade waits for its nonce to be recorded: it holds the slot
+    const connecting = connectDevice(gw.url, 'hs-1', secrets['hs-1']!);
+    await expect.poll(() => metric('saffron_device_handshakes_pending')).toBe(1);
     const path = '/api/v1/devices/hs-2/ws';
     const busy = await refusedUpgrade(gw.url, path, socketHeaders('hs-2', secrets['hs-2']!));
     expect(busy).toMatchObject({ status: 503, body: { code: 'GATEWAY_BUSY' } });
@@ -102,6 +103,7 @@ describe.runIf(postgres)('device handshake admission on PostgreSQL', () => {
 
     // the held handshake completes; the slot is free again
     await unlock();
+    const first = await connecting;
     first.send({ type: 'hello' });
     await first.next('welcome');
     const second = await connectDevice(gw.url, 'hs-2', secrets['hs-2']!);
