@@ -32,6 +32,7 @@ import {
   type CommandRecord,
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
+import { createCommandGroups, type CommandGroups } from './commandGroups.js';
 import { CLOSE } from './frames.js';
 import { openSession, type DeviceSession } from './session.js';
 import type { DeviceLinkSettings } from './settings.js';
@@ -51,6 +52,8 @@ export interface DeviceHub {
   readonly nodeId: string;
   /** Who delivers commands, for the audit trail. */
   readonly actor: CommandActor;
+  /** The group commit of this gateway's deliveries and acks (sockets and REST). */
+  readonly groups: CommandGroups;
   /**
    * Take a handshake slot for an upgrade request; undefined when `maxPendingHandshakes`
    * are in progress (answer 503). The release is idempotent; a slot never released (an
@@ -82,6 +85,7 @@ export interface DeviceHub {
 export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSettings): DeviceHub {
   const nodeId = randomUUID();
   const actor: CommandActor = { actor: `gateway:${nodeId}`, role: 'system' };
+  const groups = createCommandGroups(ctx.store, actor, () => ctx.now());
   const log = ctx.app.log;
   const sessions = new Map<string, DeviceSession>();
   const live = new Set<DeviceSession>(); // includes replaced sessions still closing
@@ -198,12 +202,14 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   return {
     nodeId,
     actor,
+    groups,
     admit,
     accept(socket, deviceId, sourceIp, release) {
       const session = openSession(socket, deviceId, {
         ctx,
         settings,
         actor,
+        groups,
         sourceIp,
         ...(release ? { onConnected: release } : {}),
         onEnd(ended) {

@@ -19,16 +19,12 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { applyDeviceEvent, devEvents } from '../../actors/index.js';
-import {
-  deliverCommands,
-  redeliverCommands,
-  type CommandActor,
-  type CommandRecord,
-} from '../../runtime/index.js';
+import { redeliverCommands, type CommandActor, type CommandRecord } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { jsonDepth, MAX_DEPTH } from '../jsonBody.js';
 import { toProblem } from '../problem.js';
 import { acknowledge } from './acknowledge.js';
+import type { CommandGroups } from './commandGroups.js';
 import { CLOSE, inboundFrame, type InboundFrame, type OutboundFrame } from './frames.js';
 import { commandJson } from './present.js';
 import type { DeviceLinkSettings } from './settings.js';
@@ -65,6 +61,8 @@ export interface SessionDeps {
   settings: DeviceLinkSettings;
   /** Who delivers commands, for the audit trail. */
   actor: CommandActor;
+  /** The gateway's group commit of deliveries and acks. */
+  groups: CommandGroups;
   sourceIp: string | null;
   /** The session ended (called once, before its disconnect is recorded). */
   onEnd(session: DeviceSession): void;
@@ -145,12 +143,8 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
         push(changed.filter((c) => c.status === 'DELIVERED'));
         continue;
       }
-      const commands = await deliverCommands(
-        ctx.store,
-        deviceId,
-        { limit, via: 'websocket', actor: deps.actor },
-        ctx.now(),
-      );
+      // with the other sessions' deliveries of this moment (commandGroups.ts)
+      const commands = await deps.groups.deliver(deviceId, limit);
       push(commands);
       if (commands.length === limit) wantDelivery = true; // maybe more
     }
@@ -181,6 +175,7 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     try {
       const done = await acknowledge(
         ctx,
+        deps.groups,
         {
           deviceId,
           commandId: frame.command_id,

@@ -180,6 +180,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         requireDeviceOrRole(principal, params.id, []); // operators never ack
         const done = await acknowledge(
           ctx,
+          hub.groups,
           {
             deviceId: params.id,
             commandId: params.command_id,

@@ -1,0 +1,112 @@
+/**
+ * Group commit for the command plane of one gateway. Acks (from every socket and from REST)
+ * and deliveries (every session's push loop — a broadcast or a batch waking thousands of
+ * sockets lands here) are queued, and what arrives while a group is being written goes to
+ * the database together in the next one: one statement per group and kind instead of one
+ * per device message (runtime/store/commands/ackCommands.ts, deliverCommands.ts). There is
+ * no timer: an idle queue writes on the next turn of the event loop, so a lone ack waits
+ * for nothing, and under load the window is the time the previous group takes — groups
+ * grow with the load by themselves, as the engine's step commits do
+ * (actors/runtime/commitQueue.ts, over the same pump).
+ *
+ * Every caller awaits its own result, after the group's commit: a DELIVERED command is
+ * committed before its session writes it, an ack before its `acked` frame. An ack for an
+ * unknown command is that ack's outcome alone; a group the database refuses as a whole is
+ * written again one item at a time, so only the item at fault fails.
+ */
+import { createBatchQueue } from '../../actors/index.js';
+import {
+  ackCommands,
+  deliverToDevices,
+  type AckOutcome,
+  type AckRequest,
+  type CommandActor,
+  type CommandRecord,
+  type Store,
+} from '../../runtime/index.js';
+
+/** The command plane's group commit (see the module comment). */
+export interface CommandGroups {
+  /** Record an ack with the others of its group; resolves once it is committed. */
+  ack(request: AckRequest): Promise<AckOutcome>;
+  /**
+   * Mark up to `limit` due commands of `deviceId` DELIVERED over its socket, with the other
+   * devices' of its group; resolves with them, oldest first, once committed.
+   */
+  deliver(deviceId: string, limit: number): Promise<CommandRecord[]>;
+}
+
+/** Sizes of {@link createCommandGroups}. */
+export interface CommandGroupOptions {
+  /** Most items (acks, or devices) in one group (default 256). */
+  maxBatch?: number;
+  /** Most groups of each kind written at once (default: 2 on PostgreSQL, 1 on PGlite). */
+  maxInFlight?: number;
+}
+
+interface Waiting<T, R> {
+  item: T;
+  resolve: (result: R) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A queue whose groups `write` as one; a group that fails as a whole is written again one
+ * item at a time, so only the item at fault fails.
+ */
+function groupQueue<T, R>(
+  options: Required<CommandGroupOptions>,
+  write: (items: T[]) => Promise<R[]>,
+  /** Items that must not share a group with an earlier one wait for the next group. */
+  keyOf?: (item: T) => string,
+): (item: T) => Promise<R> {
+  const writeGroup = async (group: Waiting<T, R>[]): Promise<void> => {
+    let taken = group;
+    if (keyOf) {
+      const keys = new Set<string>();
+      taken = [];
+      for (const waiting of group) {
+        const key = keyOf(waiting.item);
+        if (keys.has(key)) queue.push(waiting);
+        else {
+          keys.add(key);
+          taken.push(waiting);
+        }
+      }
+    }
+    try {
+      const results = await write(taken.map((w) => w.item));
+      taken.forEach((w, i) => w.resolve(results[i]!));
+    } catch (error) {
+      if (taken.length === 1) return taken[0]!.reject(error);
+      for (const w of taken) await write([w.item]).then(([result]) => w.resolve(result!), w.reject);
+    }
+  };
+  const queue = createBatchQueue({ ...options, write: writeGroup });
+  return (item) => new Promise<R>((resolve, reject) => queue.push({ item, resolve, reject }));
+}
+
+/** The group commit of a gateway over `store`; deliveries are audited as `actor`'s. */
+export function createCommandGroups(
+  store: Store,
+  actor: CommandActor,
+  now: () => Date,
+  options: CommandGroupOptions = {},
+): CommandGroups {
+  const sizes = {
+    maxBatch: options.maxBatch ?? 256,
+    maxInFlight: options.maxInFlight ?? (store.dialect === 'postgres' ? 2 : 1),
+  };
+  const ack = groupQueue(sizes, (requests: AckRequest[]) => ackCommands(store, requests));
+  const deliver = groupQueue(
+    sizes,
+    (requests: { deviceId: string; limit: number }[]) =>
+      deliverToDevices(
+        store,
+        requests.map((r) => ({ ...r, via: 'websocket' as const, actor })),
+        now(),
+      ),
+    (request) => request.deviceId,
+  );
+  return { ack, deliver: (deviceId, limit) => deliver({ deviceId, limit }) };
+}
