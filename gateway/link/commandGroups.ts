@@ -1,16 +1,19 @@
 /**
- * Group commit for the command plane of one gateway. Acks (from every socket and from REST)
- * and deliveries (every session's push loop — a broadcast or a batch waking thousands of
- * sockets lands here) are queued, and what arrives while a group is being written goes to
- * the database together in the next one: one statement per group and kind instead of one
- * per device message (runtime/store/commands/ackCommands.ts, deliverCommands.ts). There is
+ * Group commit for the command plane of one gateway. Creations (`POST …/commands`), acks
+ * (from every socket and from REST) and deliveries (every session's push loop — a broadcast
+ * or a batch waking thousands of sockets lands here) are queued, and what arrives while a
+ * group is being written goes to the database together in the next one: one statement per
+ * group and kind instead of one per device message (runtime/store/commands/insertCommand.ts,
+ * ackCommands.ts, deliverCommands.ts). There is
  * no timer: an idle queue writes on the next turn of the event loop, so a lone ack waits
  * for nothing, and under load the window is the time the previous group takes — groups
  * grow with the load by themselves, as the engine's step commits do
  * (actors/runtime/commitQueue.ts, over the same pump).
  *
- * Every caller awaits its own result, after the group's commit: a DELIVERED command is
- * committed before its session writes it, an ack before its `acked` frame. An ack for an
+ * Every caller awaits its own result, after the group's commit: a command before its POST is
+ * answered or it is pushed, a DELIVERED command before its session writes it, an ack before
+ * its `acked` frame. Two creations or deliveries for one device never share a group (the
+ * later waits for the next), so a device's commands keep their order. An ack for an
  * unknown command is that ack's outcome alone; a group the database refuses as a whole is
  * written again one item at a time, so only the item at fault fails.
  */
@@ -18,15 +21,22 @@ import { createBatchQueue } from '../../actors/index.js';
 import {
   ackCommands,
   deliverToDevices,
+  insertCommands,
   type AckOutcome,
   type AckRequest,
   type CommandActor,
+  type CommandCreation,
   type CommandRecord,
   type Store,
 } from '../../runtime/index.js';
 
 /** The command plane's group commit (see the module comment). */
 export interface CommandGroups {
+  /**
+   * Create a command with the others of its group; resolves once it is committed, with the
+   * command, or undefined when its device does not exist.
+   */
+  create(creation: CommandCreation): Promise<CommandRecord | undefined>;
   /** Record an ack with the others of its group; resolves once it is committed. */
   ack(request: AckRequest): Promise<AckOutcome>;
   /**
@@ -86,10 +96,17 @@ function groupQueue<T, R>(
   return (item) => new Promise<R>((resolve, reject) => queue.push({ item, resolve, reject }));
 }
 
-/** The group commit of a gateway over `store`; deliveries are audited as `actor`'s. */
+/** Most creations in one group: the devices they notify fit in one NOTIFY payload. */
+const MAX_CREATIONS = 64;
+
+/**
+ * The group commit of a gateway over `store`: deliveries are audited as `actor`'s, creations
+ * notified as `origin`'s.
+ */
 export function createCommandGroups(
   store: Store,
   actor: CommandActor,
+  origin: string,
   now: () => Date,
   options: CommandGroupOptions = {},
 ): CommandGroups {
@@ -97,6 +114,11 @@ export function createCommandGroups(
     maxBatch: options.maxBatch ?? 256,
     maxInFlight: options.maxInFlight ?? (store.dialect === 'postgres' ? 2 : 1),
   };
+  const create = groupQueue(
+    { ...sizes, maxBatch: Math.min(sizes.maxBatch, MAX_CREATIONS) },
+    (creations: CommandCreation[]) => insertCommands(store, creations, origin, now()),
+    (creation) => creation.command.deviceId,
+  );
   const ack = groupQueue(sizes, (requests: AckRequest[]) => ackCommands(store, requests));
   const deliver = groupQueue(
     sizes,
@@ -108,5 +130,5 @@ export function createCommandGroups(
       ),
     (request) => request.deviceId,
   );
-  return { ack, deliver: (deviceId, limit) => deliver({ deviceId, limit }) };
+  return { create, ack, deliver: (deviceId, limit) => deliver({ deviceId, limit }) };
 }

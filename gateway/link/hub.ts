@@ -85,7 +85,7 @@ export interface DeviceHub {
 export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSettings): DeviceHub {
   const nodeId = randomUUID();
   const actor: CommandActor = { actor: `gateway:${nodeId}`, role: 'system' };
-  const groups = createCommandGroups(ctx.store, actor, () => ctx.now());
+  const groups = createCommandGroups(ctx.store, actor, nodeId, () => ctx.now());
   const log = ctx.app.log;
   const sessions = new Map<string, DeviceSession>();
   const live = new Set<DeviceSession>(); // includes replaced sessions still closing

@@ -20,7 +20,6 @@ import {
   COMMAND_STATUSES,
   deliverCommands,
   findClearPan,
-  insertCommandWith,
   listCommands,
 } from '../../runtime/index.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
@@ -97,11 +96,11 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
             .header('location', `/api/v1/approvals/${gate.held.approvalId}`)
             .send(approvalJson(gate.held));
         // the device's socket is here and idle: the command is created DELIVERED and pushed
-        // at once (one statement fewer than a wake-up's delivery)
+        // at once (one statement fewer than a wake-up's delivery); with the other POSTs of
+        // this moment, in one statement (link/commandGroups.ts)
         const deliverer = hub.idle(params.id) ? hub.actor : undefined;
-        const command = await insertCommandWith(
-          ctx.store,
-          {
+        const command = await hub.groups.create({
+          command: {
             commandId: randomUUID(),
             deviceId: params.id,
             commandType: body.command_type,
@@ -114,10 +113,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
             commandVersion: gate.commandVersion,
           },
           actor,
-          hub.nodeId,
-          now,
-          deliverer,
-        );
+          ...(deliverer ? { deliverer } : {}),
+        });
         if (!command) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device ${params.id}`);
         if (command.status === 'DELIVERED') hub.pushDelivered(command);
         else hub.wake(params.id);

@@ -179,7 +179,13 @@ export {
   type CommandAuditEvent,
   type CommandRecord,
 } from './commands/command.js';
-export { insertCommand, insertCommandWith, type NewCommand } from './commands/insertCommand.js';
+export {
+  insertCommand,
+  insertCommands,
+  insertCommandWith,
+  type CommandCreation,
+  type NewCommand,
+} from './commands/insertCommand.js';
 export { appendCommandAudit, type CommandAuditEntry } from './commands/appendCommandAudit.js';
 export {
   deliverCommands,

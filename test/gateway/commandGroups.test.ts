@@ -103,6 +103,48 @@ for (const dialect of CLOUD_DIALECTS) {
         ).n,
       );
 
+    it('creates concurrent commands for many devices in one statement, each its own; an unknown device fails alone', async () => {
+      const groups = createCommandGroups(store, GATEWAY, 'test', () => now);
+      const command = (deviceId: string) => ({
+        commandId: randomUUID(),
+        deviceId,
+        commandType: 'PING',
+        payload: { to: deviceId },
+        maxRetries: 2,
+        expiresAt: null,
+      });
+      const counter = countStatements();
+      const created = await Promise.all([
+        // every other device's socket is idle here: created DELIVERED
+        ...DEVICES.map((d, i) =>
+          groups.create({
+            command: command(d),
+            actor: OPERATOR,
+            ...(i % 2 === 0 ? { deliverer: GATEWAY } : {}),
+          }),
+        ),
+        groups.create({ command: command('no-such-device'), actor: OPERATOR }),
+        groups.create({ command: command(DEVICES[1]!), actor: OPERATOR }), // the next group
+      ]);
+      expect(counter.count).toBe(2);
+      DEVICES.forEach((d, i) => {
+        expect(created[i]!.deviceId).toBe(d);
+        expect(created[i]!.payload).toEqual({ to: d });
+        expect(created[i]!.status).toBe(i % 2 === 0 ? 'DELIVERED' : 'PENDING');
+      });
+      expect(created[DEVICES.length]).toBeUndefined();
+      expect(created.at(-1)!.deviceId).toBe(DEVICES[1]);
+      expect(await auditCount('COMMAND_CREATED')).toBe(DEVICES.length + 1);
+      expect(await auditCount('COMMAND_DELIVERED')).toBe(DEVICES.length / 2);
+      // a device with a PENDING command gets the next one PENDING too, behind it
+      const behind = await groups.create({
+        command: command(DEVICES[1]!),
+        actor: OPERATOR,
+        deliverer: GATEWAY,
+      });
+      expect(behind!.status).toBe('PENDING');
+    });
+
     it('delivers to many devices in one statement, each its own commands, oldest first', async () => {
       const made = await createCommands(2);
       const counter = countStatements();
@@ -136,7 +178,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('groups concurrent deliveries across devices; a device asked twice at once gets each command once', async () => {
       const made = await createCommands(3);
-      const groups = createCommandGroups(store, GATEWAY, () => now);
+      const groups = createCommandGroups(store, GATEWAY, 'test', () => now);
       const counter = countStatements();
       const results = await Promise.all([
         ...DEVICES.map((deviceId) => groups.deliver(deviceId, 2)),
@@ -250,7 +292,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('groups concurrent acks; an ack the database refuses fails alone', async () => {
       const made = await createCommands(1);
-      const groups = createCommandGroups(store, GATEWAY, () => now);
+      const groups = createCommandGroups(store, GATEWAY, 'test', () => now);
       const counter = countStatements();
       const settled = await Promise.allSettled([
         ...DEVICES.map((d) => groups.ack(ackOf(d, made.get(d)![0]!))),
@@ -268,7 +310,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('groups acks that arrive together from many callers into one statement', async () => {
       const made = await createCommands(1);
-      const groups = createCommandGroups(store, GATEWAY, () => now);
+      const groups = createCommandGroups(store, GATEWAY, 'test', () => now);
       const counter = countStatements();
       const outcomes = await Promise.all(
         DEVICES.map((d) => groups.ack(ackOf(d, made.get(d)![0]!))),
