@@ -1,10 +1,11 @@
 /**
  * Group commit for the command plane of one gateway. Creations (`POST …/commands`), acks
  * (from every socket and from REST) and deliveries (every session's push loop — a broadcast
- * or a batch waking thousands of sockets lands here) are queued, and what arrives while a
+ * or a batch waking thousands of sockets lands here — and its resume after a reconnect, a
+ * whole fleet's after a gateway restart) are queued, and what arrives while a
  * group is being written goes to the database together in the next one: one statement per
  * group and kind instead of one per device message (runtime/store/commands/insertCommand.ts,
- * ackCommands.ts, deliverCommands.ts). There is
+ * ackCommands.ts, deliverCommands.ts, redeliverCommands.ts). There is
  * no timer: an idle queue writes on the next turn of the event loop, so a lone ack waits
  * for nothing, and under load the window is the time the previous group takes — groups
  * grow with the load by themselves, as the engine's step commits do
@@ -22,6 +23,7 @@ import {
   ackCommands,
   deliverToDevices,
   insertCommands,
+  redeliverToDevices,
   type AckOutcome,
   type AckRequest,
   type CommandActor,
@@ -44,6 +46,12 @@ export interface CommandGroups {
    * devices' of its group; resolves with them, oldest first, once committed.
    */
   deliver(deviceId: string, limit: number): Promise<CommandRecord[]>;
+  /**
+   * Deliver again up to `limit` of the commands `deviceId` left unacked on its previous
+   * connection (not those in `exclude`), or fail those whose retries are used up, with the
+   * other devices' of its group; resolves with them, oldest first, once committed.
+   */
+  redeliver(deviceId: string, limit: number, exclude: readonly string[]): Promise<CommandRecord[]>;
 }
 
 /** Sizes of {@link createCommandGroups}. */
@@ -130,5 +138,16 @@ export function createCommandGroups(
       ),
     (request) => request.deviceId,
   );
-  return { create, ack, deliver: (deviceId, limit) => deliver({ deviceId, limit }) };
+  const redeliver = groupQueue(
+    sizes,
+    (requests: { deviceId: string; limit: number; exclude: readonly string[] }[]) =>
+      redeliverToDevices(store, requests, actor, now()),
+    (request) => request.deviceId,
+  );
+  return {
+    create,
+    ack,
+    deliver: (deviceId, limit) => deliver({ deviceId, limit }),
+    redeliver: (deviceId, limit, exclude) => redeliver({ deviceId, limit, exclude }),
+  };
 }

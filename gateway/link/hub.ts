@@ -208,7 +208,6 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
       const session = openSession(socket, deviceId, {
         ctx,
         settings,
-        actor,
         groups,
         sourceIp,
         ...(release ? { onConnected: release } : {}),

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { applyDeviceEvent, devEvents } from '../../actors/index.js';
-import { redeliverCommands, type CommandActor, type CommandRecord } from '../../runtime/index.js';
+import type { CommandRecord } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { jsonDepth, MAX_DEPTH } from '../jsonBody.js';
 import { toProblem } from '../problem.js';
@@ -59,9 +59,7 @@ export interface DeviceSession {
 export interface SessionDeps {
   ctx: GatewayContext;
   settings: DeviceLinkSettings;
-  /** Who delivers commands, for the audit trail. */
-  actor: CommandActor;
-  /** The gateway's group commit of deliveries and acks. */
+  /** The gateway's group commit of deliveries and acks (its actor delivers commands). */
   groups: CommandGroups;
   sourceIp: string | null;
   /** The session ended (called once, before its disconnect is recorded). */
@@ -131,12 +129,7 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       wantDelivery = false;
       const limit = settings.deliveryBatch;
       if (!resumed) {
-        const changed = await redeliverCommands(
-          ctx.store,
-          deviceId,
-          { limit, exclude: redelivered, actor: deps.actor },
-          ctx.now(),
-        );
+        const changed = await deps.groups.redeliver(deviceId, limit, [...redelivered]);
         for (const c of changed) redelivered.push(c.commandId);
         if (changed.length < limit) resumed = true;
         wantDelivery = true;

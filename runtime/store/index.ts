@@ -193,7 +193,11 @@ export {
   type DeliveryChannel,
   type DeliveryRequest,
 } from './commands/deliverCommands.js';
-export { redeliverCommands } from './commands/redeliverCommands.js';
+export {
+  redeliverCommands,
+  redeliverToDevices,
+  type RedeliveryRequest,
+} from './commands/redeliverCommands.js';
 export {
   ackCommand,
   ackCommands,

@@ -192,6 +192,68 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(results.at(-1)!.map((c) => c.commandId)).toEqual(made.get(DEVICES[0]!)!.slice(2));
     });
 
+    it('redelivers unacked commands across devices in one statement; retries used up fail, with their webhook event when subscribed', async () => {
+      const made = await createCommands(2);
+      await deliverToDevices(
+        store,
+        DEVICES.map((deviceId) => ({ deviceId, limit: 2, via: 'websocket', actor: GATEWAY })),
+        now,
+      );
+      // the first device's second command has used its retries up
+      const spent = made.get(DEVICES[0]!)![1]!;
+      await store.db
+        .updateTable('device_commands')
+        .set({ retry_count: 3 })
+        .where('command_id', '=', spent)
+        .execute();
+      const groups = createCommandGroups(store, GATEWAY, 'test', () => now);
+      let counter = countStatements();
+      // each device resumes; the second device already took its first command again
+      const again = await Promise.all(
+        DEVICES.map((d, i) => groups.redeliver(d, 5, i === 1 ? [made.get(d)![0]!] : [])),
+      );
+      expect(counter.count).toBe(1);
+      DEVICES.forEach((d, i) => {
+        const expected = i === 1 ? made.get(d)!.slice(1) : made.get(d)!;
+        expect(again[i]!.map((c) => c.commandId)).toEqual(expected);
+      });
+      expect(again[0]!.map((c) => [c.status, c.retryCount])).toEqual([
+        ['DELIVERED', 1],
+        ['FAILED', 3],
+      ]);
+      expect(await auditCount('COMMAND_FAILED')).toBe(1);
+      expect(await auditCount('COMMAND_DELIVERED')).toBe(
+        2 * DEVICES.length + 2 * DEVICES.length - 2,
+      );
+
+      // with a subscriber to command.failed, a group that fails one enqueues its event
+      await store.db
+        .insertInto('webhook_registrations')
+        .values({
+          webhook_id: randomUUID(),
+          url: 'https://example.test/hook',
+          event_types: JSON.stringify(['command.failed']),
+          secret_ciphertext: 'x',
+        })
+        .execute();
+      const last = made.get(DEVICES[2]!)![0]!;
+      await store.db
+        .updateTable('device_commands')
+        .set({ retry_count: 3 })
+        .where('command_id', '=', last)
+        .execute();
+      counter = countStatements();
+      const resumed = await Promise.all(DEVICES.slice(2).map((d) => groups.redeliver(d, 5, [])));
+      expect(counter.count).toBeGreaterThan(1);
+      expect(resumed[0]!.find((c) => c.commandId === last)!.status).toBe('FAILED');
+      expect(resumed.slice(1).every((r) => r.every((c) => c.status === 'DELIVERED'))).toBe(true);
+      const events = await store.db
+        .selectFrom('webhook_deliveries')
+        .select(['event_type'])
+        .execute();
+      expect(events.map((e) => e.event_type)).toEqual(['command.failed']);
+    });
+
     it('records many acks in one statement, each caller its own outcome; repeats are idempotent and a bad ack fails alone', async () => {
       const made = await createCommands(2);
       await deliverToDevices(
