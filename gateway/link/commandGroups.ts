@@ -29,6 +29,7 @@ import {
   type CommandActor,
   type CommandCreation,
   type CommandRecord,
+  type DeliveryRequest,
   type Store,
 } from '../../runtime/index.js';
 
@@ -46,6 +47,8 @@ export interface CommandGroups {
    * devices' of its group; resolves with them, oldest first, once committed.
    */
   deliver(deviceId: string, limit: number): Promise<CommandRecord[]>;
+  /** {@link CommandGroups.deliver} for a device that polls (`GET …/commands`), audited as its. */
+  poll(deviceId: string, limit: number): Promise<CommandRecord[]>;
   /**
    * Deliver again up to `limit` of the commands `deviceId` left unacked on its previous
    * connection (not those in `exclude`), or fail those whose retries are used up, with the
@@ -130,12 +133,7 @@ export function createCommandGroups(
   const ack = groupQueue(sizes, (requests: AckRequest[]) => ackCommands(store, requests));
   const deliver = groupQueue(
     sizes,
-    (requests: { deviceId: string; limit: number }[]) =>
-      deliverToDevices(
-        store,
-        requests.map((r) => ({ ...r, via: 'websocket' as const, actor })),
-        now(),
-      ),
+    (requests: DeliveryRequest[]) => deliverToDevices(store, requests, now()),
     (request) => request.deviceId,
   );
   const redeliver = groupQueue(
@@ -147,7 +145,9 @@ export function createCommandGroups(
   return {
     create,
     ack,
-    deliver: (deviceId, limit) => deliver({ deviceId, limit }),
+    deliver: (deviceId, limit) => deliver({ deviceId, limit, via: 'websocket', actor }),
+    poll: (deviceId, limit) =>
+      deliver({ deviceId, limit, via: 'poll', actor: { actor: deviceId, role: 'device' } }),
     redeliver: (deviceId, limit, exclude) => redeliver({ deviceId, limit, exclude }),
   };
 }

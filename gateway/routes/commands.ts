@@ -16,12 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  COMMAND_STATUSES,
-  deliverCommands,
-  findClearPan,
-  listCommands,
-} from '../../runtime/index.js';
+import { COMMAND_STATUSES, findClearPan, listCommands } from '../../runtime/index.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { gateDeviceCommand } from '../governance/deviceCommandGate.js';
@@ -143,12 +138,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
               'STATUS_FILTER_NOT_FOR_DEVICES',
               'a device polls for its due commands; status filters are for operators',
             );
-          const commands = await deliverCommands(
-            ctx.store,
-            params.id,
-            { limit: query.limit, via: 'poll', actor: { actor: params.id, role: 'device' } },
-            ctx.now(),
-          );
+          // with the other devices' polls and sockets' deliveries of this moment
+          const commands = await hub.groups.poll(params.id, query.limit);
           return { commands: commands.map(commandJson) };
         }
         const commands = await listCommands(ctx.store, {
