@@ -57,12 +57,23 @@ export interface CommandGroups {
   redeliver(deviceId: string, limit: number, exclude: readonly string[]): Promise<CommandRecord[]>;
 }
 
-/** Sizes of {@link createCommandGroups}. */
+/** The kinds of group, as {@link CommandGroupOptions.onGroup} names them. */
+export type CommandGroupKind = 'create' | 'ack' | 'deliver' | 'redeliver';
+
+/** Sizes of {@link createCommandGroups}, and who watches them. */
 export interface CommandGroupOptions {
   /** Most items (acks, or devices) in one group (default 256). */
   maxBatch?: number;
   /** Most groups of each kind written at once (default: 2 on PostgreSQL, 1 on PGlite). */
   maxInFlight?: number;
+  /** Called as each group is written, with its number of items (for a metric). */
+  onGroup?: (kind: CommandGroupKind, size: number) => void;
+}
+
+interface GroupSizes {
+  maxBatch: number;
+  maxInFlight: number;
+  onGroup?: CommandGroupOptions['onGroup'];
 }
 
 interface Waiting<T, R> {
@@ -76,7 +87,8 @@ interface Waiting<T, R> {
  * item at a time, so only the item at fault fails.
  */
 function groupQueue<T, R>(
-  options: Required<CommandGroupOptions>,
+  kind: CommandGroupKind,
+  options: GroupSizes,
   write: (items: T[]) => Promise<R[]>,
   /** Items that must not share a group with an earlier one wait for the next group. */
   keyOf?: (item: T) => string,
@@ -95,6 +107,7 @@ function groupQueue<T, R>(
         }
       }
     }
+    options.onGroup?.(kind, taken.length);
     try {
       const results = await write(taken.map((w) => w.item));
       taken.forEach((w, i) => w.resolve(results[i]!));
@@ -121,22 +134,26 @@ export function createCommandGroups(
   now: () => Date,
   options: CommandGroupOptions = {},
 ): CommandGroups {
-  const sizes = {
+  const sizes: GroupSizes = {
     maxBatch: options.maxBatch ?? 256,
     maxInFlight: options.maxInFlight ?? (store.dialect === 'postgres' ? 2 : 1),
+    ...(options.onGroup ? { onGroup: options.onGroup } : {}),
   };
   const create = groupQueue(
+    'create',
     { ...sizes, maxBatch: Math.min(sizes.maxBatch, MAX_CREATIONS) },
     (creations: CommandCreation[]) => insertCommands(store, creations, origin, now()),
     (creation) => creation.command.deviceId,
   );
-  const ack = groupQueue(sizes, (requests: AckRequest[]) => ackCommands(store, requests));
+  const ack = groupQueue('ack', sizes, (requests: AckRequest[]) => ackCommands(store, requests));
   const deliver = groupQueue(
+    'deliver',
     sizes,
     (requests: DeliveryRequest[]) => deliverToDevices(store, requests, now()),
     (request) => request.deviceId,
   );
   const redeliver = groupQueue(
+    'redeliver',
     sizes,
     (requests: { deviceId: string; limit: number; exclude: readonly string[] }[]) =>
       redeliverToDevices(store, requests, actor, now()),

@@ -15,7 +15,7 @@
  * ONLINE by a gateway that died (no `last_seen` for `staleAfterMs`).
  */
 import { randomUUID } from 'node:crypto';
-import { Gauge } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import type { WebSocket } from 'ws';
 import { applyDeviceEvent, devEvents } from '../../actors/index.js';
 import {
@@ -85,7 +85,16 @@ export interface DeviceHub {
 export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSettings): DeviceHub {
   const nodeId = randomUUID();
   const actor: CommandActor = { actor: `gateway:${nodeId}`, role: 'system' };
-  const groups = createCommandGroups(ctx.store, actor, nodeId, () => ctx.now());
+  const groupSizes = new Histogram({
+    name: 'saffron_command_group_size',
+    help: 'commands created, acks, or devices delivered to, committed together in one group',
+    labelNames: ['kind'],
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [ctx.metrics],
+  });
+  const groups = createCommandGroups(ctx.store, actor, nodeId, () => ctx.now(), {
+    onGroup: (kind, size) => groupSizes.observe({ kind }, size),
+  });
   const log = ctx.app.log;
   const sessions = new Map<string, DeviceSession>();
   const live = new Set<DeviceSession>(); // includes replaced sessions still closing

@@ -372,13 +372,17 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('groups acks that arrive together from many callers into one statement', async () => {
       const made = await createCommands(1);
-      const groups = createCommandGroups(store, GATEWAY, 'test', () => now);
+      const sizes: [string, number][] = [];
+      const groups = createCommandGroups(store, GATEWAY, 'test', () => now, {
+        onGroup: (kind, size) => sizes.push([kind, size]),
+      });
       const counter = countStatements();
       const outcomes = await Promise.all(
         DEVICES.map((d) => groups.ack(ackOf(d, made.get(d)![0]!))),
       );
       expect(counter.count).toBe(1);
       expect(outcomes.map((o) => o.kind)).toEqual(DEVICES.map(() => 'acked'));
+      expect(sizes).toEqual([['ack', DEVICES.length]]);
       const again = await groups.ack(ackOf(DEVICES[3]!, made.get(DEVICES[3]!)![0]!));
       expect(again.kind).toBe('repeated');
     });
