@@ -52,7 +52,7 @@ export interface DeviceHub {
   readonly nodeId: string;
   /** Who delivers commands, for the audit trail. */
   readonly actor: CommandActor;
-  /** The group commit of this gateway's deliveries and acks (sockets and REST). */
+  /** The group commit of this gateway's creations, deliveries and acks (sockets and REST). */
   readonly groups: CommandGroups;
   /**
    * Take a handshake slot for an upgrade request; undefined when `maxPendingHandshakes`

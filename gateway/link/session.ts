@@ -59,7 +59,7 @@ export interface DeviceSession {
 export interface SessionDeps {
   ctx: GatewayContext;
   settings: DeviceLinkSettings;
-  /** The gateway's group commit of deliveries and acks (its actor delivers commands). */
+  /** The gateway's group commit of deliveries and acks (commandGroups.ts). */
   groups: CommandGroups;
   sourceIp: string | null;
   /** The session ended (called once, before its disconnect is recorded). */
