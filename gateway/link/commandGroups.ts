@@ -107,7 +107,11 @@ function groupQueue<T, R>(
         }
       }
     }
-    options.onGroup?.(kind, taken.length);
+    try {
+      options.onGroup?.(kind, taken.length);
+    } catch {
+      // a metric must not keep a group from its commit
+    }
     try {
       const results = await write(taken.map((w) => w.item));
       taken.forEach((w, i) => w.resolve(results[i]!));
