@@ -1,21 +1,21 @@
 /**
  * Group commit for the command plane of one gateway. Creations (`POST …/commands`), acks
  * (from every socket and from REST) and deliveries (every session's push loop — a broadcast
- * or a batch waking thousands of sockets lands here — and its resume after a reconnect, a
- * whole fleet's after a gateway restart) are queued, and what arrives while a
+ * or a batch waking thousands of sockets lands here — device polls, and the resume after a
+ * reconnect, a whole fleet's after a gateway restart) are queued, and what arrives while a
  * group is being written goes to the database together in the next one: one statement per
  * group and kind instead of one per device message (runtime/store/commands/insertCommand.ts,
- * ackCommands.ts, deliverCommands.ts, redeliverCommands.ts). There is
- * no timer: an idle queue writes on the next turn of the event loop, so a lone ack waits
- * for nothing, and under load the window is the time the previous group takes — groups
- * grow with the load by themselves, as the engine's step commits do
- * (actors/runtime/commitQueue.ts, over the same pump).
+ * ackCommands.ts, deliverCommands.ts, redeliverCommands.ts). There is no timer: an idle
+ * queue writes on the next turn of the event loop, so a lone ack waits for nothing, and
+ * under load the window is the time the groups in flight take — groups grow with the load by
+ * themselves, as the engine's step commits do (actors/runtime/commitQueue.ts, over the same
+ * pump).
  *
  * Every caller awaits its own result, after the group's commit: a command before its POST is
  * answered or it is pushed, a DELIVERED command before its session writes it, an ack before
- * its `acked` frame. Two creations or deliveries for one device never share a group (the
- * later waits for the next), so a device's commands keep their order. An ack for an
- * unknown command is that ack's outcome alone; a group the database refuses as a whole is
+ * its `acked` frame. Two creations or deliveries for one device never share a group (one
+ * statement does not see the other's rows): the later goes into a later group. An ack for
+ * an unknown command is that ack's outcome alone; a group the database refuses as a whole is
  * written again one item at a time, so only the item at fault fails.
  */
 import { createBatchQueue } from '../../actors/index.js';
