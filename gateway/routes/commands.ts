@@ -21,6 +21,7 @@ import { requireDeviceOrRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { gateDeviceCommand } from '../governance/deviceCommandGate.js';
 import { approvalJson, approvalSchema } from '../governance/present.js';
+import { createSharedRuleReads } from '../governance/sharedRuleReads.js';
 import { acknowledge } from '../link/acknowledge.js';
 import { createCommandBody } from '../link/commandTypes.js';
 import { createDeviceHub } from '../link/hub.js';
@@ -53,6 +54,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
   return async (ctx: GatewayContext) => {
     const settings = deviceLinkSettings(options);
     const hub = createDeviceHub(ctx, settings);
+    // the gate's reads of versions and policies, shared by concurrent POSTs
+    const readRules = createSharedRuleReads(ctx.store);
     ctx.commandEvents.attachWaker((deviceId) => hub.wake(deviceId));
     await hub.start();
     ctx.onClose(() => hub.close());
@@ -84,7 +87,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         const actor = auditActor(principal, request);
         // versions, payload schema and authorization policies (governance/), then the
         // command in one statement — or its approval, when a policy holds it
-        const gate = await gateDeviceCommand(ctx.store, params.id, body, actor, now);
+        const gate = await gateDeviceCommand(ctx.store, params.id, body, actor, now, readRules);
         if (gate.held)
           return reply
             .code(202)

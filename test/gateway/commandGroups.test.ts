@@ -7,11 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createSharedRuleReads } from '../../gateway/governance/sharedRuleReads.js';
 import { createCommandGroups } from '../../gateway/link/commandGroups.js';
 import {
   ackCommands,
   deliverToDevices,
   insertCommand,
+  readCommandRules,
   type AckRequest,
   type CommandActor,
   type Store,
@@ -143,6 +145,50 @@ for (const dialect of CLOUD_DIALECTS) {
         deliverer: GATEWAY,
       });
       expect(behind!.status).toBe('PENDING');
+    });
+
+    it("shares concurrent reads of the gate's versions and policies; each request gets its own types' rules", async () => {
+      const version = (command_type: string, v: string) => ({
+        id: randomUUID(),
+        command_type,
+        version: v,
+        payload_schema: JSON.stringify({ type: 'object' }),
+      });
+      await store.db
+        .insertInto('command_versions')
+        .values([
+          version('REBOOT', '1.0.0'),
+          version('REBOOT', '1.1.0'),
+          version('DIAGNOSTIC', '2.0.0'),
+        ])
+        .execute();
+      const policy = (name: string, command_type: string | null, enabled = true) => ({
+        policy_id: randomUUID(),
+        name,
+        command_type,
+        required_role: 'operator',
+        enabled,
+      });
+      await store.db
+        .insertInto('authorization_policies')
+        .values([
+          policy('any-command', null),
+          policy('reboots', 'REBOOT'),
+          policy('diagnostics', 'DIAGNOSTIC'),
+          policy('off', 'REBOOT', false),
+        ])
+        .execute();
+      const read = createSharedRuleReads(store);
+      const asked = [['REBOOT'], ['DIAGNOSTIC'], ['UPDATE_CONFIG'], ['REBOOT', 'DIAGNOSTIC']];
+      const counter = countStatements();
+      const shared = await Promise.all(asked.map((types) => read(types)));
+      expect(counter.count).toBe(1);
+      for (const [i, types] of asked.entries()) {
+        const alone = await readCommandRules(store, types);
+        expect(shared[i]).toEqual(alone);
+      }
+      expect(shared[0]!.policies.map((p) => p.name)).toEqual(['any-command', 'reboots']);
+      expect(shared[2]!.versions).toEqual([]);
     });
 
     it('delivers to many devices in one statement, each its own commands, oldest first', async () => {
