@@ -40,6 +40,7 @@ export {
   type StartOptions,
 } from './runtime/createRuntime.js';
 export type { StepDurability } from './runtime/commitQueue.js';
+export { createBatchQueue, type BatchQueueOptions } from './runtime/batchQueue.js';
 export {
   createWorkflowRegistry,
   type WorkflowRegistry,

@@ -24,6 +24,7 @@ import {
   type VersionedCommand,
 } from './commandVersions.js';
 import { policyCovers, stricter, termsOf, type ApprovalTerms } from './policies.js';
+import type { RuleReader } from './sharedRuleReads.js';
 import {
   holdsRole,
   isSystemRequester,
@@ -55,15 +56,17 @@ export interface GateOutcome {
  * Check `request` by `requester` at `now`: 422 for versions and payloads, 403
  * ROLE_REQUIRED when a covering policy requires a role the requester lacks. A system
  * requester (a schedule run) is not checked for roles — its schedule was, when created.
+ * `readRules` reads the versions and policies (a shared reader: sharedRuleReads.ts).
  */
 export async function gateCommands(
   h: StoreHandle,
   request: GateRequest,
   requester: Requester,
   now: Date,
+  readRules: RuleReader = (types) => readCommandRules(h, types),
 ): Promise<GateOutcome> {
   const types = [...new Set(request.commands.map((c) => canonicalCommandType(c.command_type)))];
-  const { versions, policies } = await readCommandRules(h, types);
+  const { versions, policies } = await readRules(types);
   const resolved = resolveCommandVersions(versions, request.commands, request.pathOf);
   const devices = new Map<string, PolicyDevice>();
   if (policies.length === 0) return { resolved, devices, approval: null };

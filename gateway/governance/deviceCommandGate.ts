@@ -12,24 +12,27 @@ import { Problem } from '../problem.js';
 import { gateCommands } from './commandGate.js';
 import { holdCommand } from './heldCommands.js';
 import { requesterOf } from './roles.js';
+import type { RuleReader } from './sharedRuleReads.js';
 
 /** What the gate decided: hold it (the approval), or send it (at this version). */
 export type DeviceCommandGate =
   { held: ApprovalRecord } | { held?: undefined; commandVersion: string | null };
 
-/** Gate `command` for device `deviceId` by `actor`. */
+/** Gate `command` for device `deviceId` by `actor` (rules read by `readRules`, if given). */
 export async function gateDeviceCommand(
   store: Store,
   deviceId: string,
   command: CreateCommand,
   actor: CommandActor,
   now: Date,
+  readRules?: RuleReader,
 ): Promise<DeviceCommandGate> {
   const outcome = await gateCommands(
     store,
     { commands: [command], deviceIds: [deviceId], pathOf: () => '$' },
     requesterOf(actor),
     now,
+    readRules,
   );
   const resolved = outcome.resolved[0]!;
   if (!outcome.approval) return { commandVersion: resolved.version };

@@ -1,7 +1,7 @@
 /**
  * A device's command ack, shared by `POST …/commands/{command_id}/ack` and the socket's
- * `ack` frame: checked for card data, recorded idempotently, failures as problems
- * (404 COMMAND_NOT_FOUND, 409 ACK_CONFLICT).
+ * `ack` frame: checked for card data, recorded idempotently with the other acks of its group
+ * (commandGroups.ts), failures as problems (404 COMMAND_NOT_FOUND, 409 ACK_CONFLICT).
  *
  * An ack whose result or error looks like it holds a card number in clear is recorded with
  * that part withheld — `{ withheld: 'CARD_DATA_IN_CLEAR', path }` instead of the result, a
@@ -9,14 +9,10 @@
  * ack left it PENDING for good (the device does not send a refused ack again). Nothing of
  * the number is stored, logged or echoed.
  */
-import {
-  ackCommand,
-  findClearPan,
-  type CommandAck,
-  type CommandRecord,
-} from '../../runtime/index.js';
+import { findClearPan, type CommandAck, type CommandRecord } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
+import type { CommandGroups } from './commandGroups.js';
 
 /** A recorded ack: the command as it now stands, and whether the ack was a repeat. */
 export interface Acknowledged {
@@ -36,18 +32,18 @@ function withoutCardData(ack: CommandAck): CommandAck {
   };
 }
 
-/** Record `ack` from its device. */
+/** Record `ack` from its device, in `groups`' next group; resolves once it is committed. */
 export async function acknowledge(
   ctx: GatewayContext,
+  groups: CommandGroups,
   ack: CommandAck,
   sourceIp: string | null,
 ): Promise<Acknowledged> {
-  const outcome = await ackCommand(
-    ctx.store,
-    withoutCardData(ack),
-    { actor: ack.deviceId, role: 'device', sourceIp },
-    ctx.now(),
-  );
+  const outcome = await groups.ack({
+    ack: withoutCardData(ack),
+    actor: { actor: ack.deviceId, role: 'device', sourceIp },
+    now: ctx.now(),
+  });
   switch (outcome.kind) {
     case 'not_found':
       throw new Problem(

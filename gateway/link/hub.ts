@@ -19,7 +19,7 @@
  * what is left after the last session has ended.
  */
 import { randomUUID } from 'node:crypto';
-import { Gauge } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import type { WebSocket } from 'ws';
 import {
   expireCommands,
@@ -34,6 +34,7 @@ import {
   type CommandRecord,
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
+import { createCommandGroups, type CommandGroups } from './commandGroups.js';
 import { CLOSE } from './frames.js';
 import { createPresenceWriter } from './presence.js';
 import { openSession, type DeviceSession } from './session.js';
@@ -54,6 +55,8 @@ export interface DeviceHub {
   readonly nodeId: string;
   /** Who delivers commands, for the audit trail. */
   readonly actor: CommandActor;
+  /** The group commit of this gateway's creations, deliveries and acks (sockets and REST). */
+  readonly groups: CommandGroups;
   /**
    * Take a handshake slot for an upgrade request; undefined when `maxPendingHandshakes`
    * are in progress (answer 503). The release is idempotent; a slot never released (an
@@ -88,6 +91,16 @@ export interface DeviceHub {
 export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSettings): DeviceHub {
   const nodeId = randomUUID();
   const actor: CommandActor = { actor: `gateway:${nodeId}`, role: 'system' };
+  const groupSizes = new Histogram({
+    name: 'saffron_command_group_size',
+    help: 'commands created, acks, or devices delivered to, committed together in one group',
+    labelNames: ['kind'],
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [ctx.metrics],
+  });
+  const groups = createCommandGroups(ctx.store, actor, nodeId, () => ctx.now(), {
+    onGroup: (kind, size) => groupSizes.observe({ kind }, size),
+  });
   const log = ctx.app.log;
   const sessions = new Map<string, DeviceSession>();
   const live = new Set<DeviceSession>(); // includes replaced sessions still closing
@@ -206,13 +219,14 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   return {
     nodeId,
     actor,
+    groups,
     admit,
     accept(socket, deviceId, sourceIp, release) {
       const session = openSession(socket, deviceId, {
         ctx,
         settings,
-        actor,
         presence,
+        groups,
         sourceIp,
         ...(release ? { onConnected: release } : {}),
         onEnd(ended) {

@@ -18,16 +18,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import {
-  deliverCommands,
-  redeliverCommands,
-  type CommandActor,
-  type CommandRecord,
-} from '../../runtime/index.js';
+import type { CommandRecord } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { jsonDepth, MAX_DEPTH } from '../jsonBody.js';
 import { toProblem } from '../problem.js';
 import { acknowledge } from './acknowledge.js';
+import type { CommandGroups } from './commandGroups.js';
 import { CLOSE, inboundFrame, type InboundFrame, type OutboundFrame } from './frames.js';
 import { commandJson } from './present.js';
 import type { PresenceWriter } from './presence.js';
@@ -63,8 +59,8 @@ export interface DeviceSession {
 export interface SessionDeps {
   ctx: GatewayContext;
   settings: DeviceLinkSettings;
-  /** Who delivers commands, for the audit trail. */
-  actor: CommandActor;
+  /** The gateway's group commit of deliveries and acks (commandGroups.ts). */
+  groups: CommandGroups;
   /** Where the device's connect and disconnect are written behind. */
   presence: PresenceWriter;
   sourceIp: string | null;
@@ -135,24 +131,15 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       wantDelivery = false;
       const limit = settings.deliveryBatch;
       if (!resumed) {
-        const changed = await redeliverCommands(
-          ctx.store,
-          deviceId,
-          { limit, exclude: redelivered, actor: deps.actor },
-          ctx.now(),
-        );
+        const changed = await deps.groups.redeliver(deviceId, limit, [...redelivered]);
         for (const c of changed) redelivered.push(c.commandId);
         if (changed.length < limit) resumed = true;
         wantDelivery = true;
         push(changed.filter((c) => c.status === 'DELIVERED'));
         continue;
       }
-      const commands = await deliverCommands(
-        ctx.store,
-        deviceId,
-        { limit, via: 'websocket', actor: deps.actor },
-        ctx.now(),
-      );
+      // with the other sessions' deliveries of this moment (commandGroups.ts)
+      const commands = await deps.groups.deliver(deviceId, limit);
       push(commands);
       if (commands.length === limit) wantDelivery = true; // maybe more
     }
@@ -183,6 +170,7 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     try {
       const done = await acknowledge(
         ctx,
+        deps.groups,
         {
           deviceId,
           commandId: frame.command_id,

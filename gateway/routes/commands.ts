@@ -16,17 +16,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  COMMAND_STATUSES,
-  deliverCommands,
-  findClearPan,
-  insertCommandWith,
-  listCommands,
-} from '../../runtime/index.js';
+import { COMMAND_STATUSES, findClearPan, listCommands } from '../../runtime/index.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { gateDeviceCommand } from '../governance/deviceCommandGate.js';
 import { approvalJson, approvalSchema } from '../governance/present.js';
+import { createSharedRuleReads } from '../governance/sharedRuleReads.js';
 import { acknowledge } from '../link/acknowledge.js';
 import { createCommandBody } from '../link/commandTypes.js';
 import { createDeviceHub } from '../link/hub.js';
@@ -59,6 +54,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
   return async (ctx: GatewayContext) => {
     const settings = deviceLinkSettings(options);
     const hub = createDeviceHub(ctx, settings);
+    // the gate's reads of versions and policies, shared by concurrent POSTs
+    const readRules = createSharedRuleReads(ctx.store);
     ctx.commandEvents.attachWaker((deviceId) => hub.wake(deviceId));
     await hub.start();
     ctx.onClose(() => hub.close());
@@ -90,18 +87,18 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         const actor = auditActor(principal, request);
         // versions, payload schema and authorization policies (governance/), then the
         // command in one statement — or its approval, when a policy holds it
-        const gate = await gateDeviceCommand(ctx.store, params.id, body, actor, now);
+        const gate = await gateDeviceCommand(ctx.store, params.id, body, actor, now, readRules);
         if (gate.held)
           return reply
             .code(202)
             .header('location', `/api/v1/approvals/${gate.held.approvalId}`)
             .send(approvalJson(gate.held));
         // the device's socket is here and idle: the command is created DELIVERED and pushed
-        // at once (one statement fewer than a wake-up's delivery)
+        // at once (one statement fewer than a wake-up's delivery); with the other POSTs of
+        // this moment, in one statement (link/commandGroups.ts)
         const deliverer = hub.idle(params.id) ? hub.actor : undefined;
-        const command = await insertCommandWith(
-          ctx.store,
-          {
+        const command = await hub.groups.create({
+          command: {
             commandId: randomUUID(),
             deviceId: params.id,
             commandType: body.command_type,
@@ -114,10 +111,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
             commandVersion: gate.commandVersion,
           },
           actor,
-          hub.nodeId,
-          now,
-          deliverer,
-        );
+          ...(deliverer ? { deliverer } : {}),
+        });
         if (!command) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device ${params.id}`);
         if (command.status === 'DELIVERED') hub.pushDelivered(command);
         else hub.wake(params.id);
@@ -146,12 +141,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
               'STATUS_FILTER_NOT_FOR_DEVICES',
               'a device polls for its due commands; status filters are for operators',
             );
-          const commands = await deliverCommands(
-            ctx.store,
-            params.id,
-            { limit: query.limit, via: 'poll', actor: { actor: params.id, role: 'device' } },
-            ctx.now(),
-          );
+          // with the other devices' polls and sockets' deliveries of this moment
+          const commands = await hub.groups.poll(params.id, query.limit);
           return { commands: commands.map(commandJson) };
         }
         const commands = await listCommands(ctx.store, {
@@ -180,6 +171,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         requireDeviceOrRole(principal, params.id, []); // operators never ack
         const done = await acknowledge(
           ctx,
+          hub.groups,
           {
             deviceId: params.id,
             commandId: params.command_id,

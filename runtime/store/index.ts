@@ -183,11 +183,32 @@ export {
   type CommandAuditEvent,
   type CommandRecord,
 } from './commands/command.js';
-export { insertCommand, insertCommandWith, type NewCommand } from './commands/insertCommand.js';
+export {
+  insertCommand,
+  insertCommands,
+  insertCommandWith,
+  type CommandCreation,
+  type NewCommand,
+} from './commands/insertCommand.js';
 export { appendCommandAudit, type CommandAuditEntry } from './commands/appendCommandAudit.js';
-export { deliverCommands, type DeliveryChannel } from './commands/deliverCommands.js';
-export { redeliverCommands } from './commands/redeliverCommands.js';
-export { ackCommand, type AckOutcome, type CommandAck } from './commands/ackCommand.js';
+export {
+  deliverCommands,
+  deliverToDevices,
+  type DeliveryChannel,
+  type DeliveryRequest,
+} from './commands/deliverCommands.js';
+export {
+  redeliverCommands,
+  redeliverToDevices,
+  type RedeliveryRequest,
+} from './commands/redeliverCommands.js';
+export {
+  ackCommand,
+  ackCommands,
+  type AckOutcome,
+  type AckRequest,
+  type CommandAck,
+} from './commands/ackCommands.js';
 export { listCommands, type CommandFilter } from './commands/listCommands.js';
 export { expireCommands, type ExpiredCommand } from './commands/expireCommands.js';
 export {

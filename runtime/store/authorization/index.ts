@@ -33,4 +33,4 @@ export {
   type AuthorizationPolicyFilter,
 } from './listAuthorizationPolicies.js';
 export { listPolicyDevices, type PolicyDevice } from './listPolicyDevices.js';
-export { readCommandRules, type CommandRules } from './readCommandRules.js';
+export { MAX_RULE_POLICIES, readCommandRules, type CommandRules } from './readCommandRules.js';

@@ -22,6 +22,9 @@ import {
   type AuthorizationPolicyRow,
 } from './authorizationPolicy.js';
 
+/** Most policies a read returns (a read that returns this many may have left some out). */
+export const MAX_RULE_POLICIES = 1000;
+
 /** The versions and policies that bear on commands of some types. */
 export interface CommandRules {
   versions: CommandVersionRecord[];
@@ -48,7 +51,7 @@ export async function readCommandRules(
               FROM (SELECT ${columns(AUTHORIZATION_POLICY_COLUMNS)} FROM authorization_policies
                 WHERE enabled AND (command_type IS NULL OR command_type IN
                   (SELECT jsonb_array_elements_text(CAST(${types} AS jsonb))))
-                ORDER BY name LIMIT 1000) AS p
+                ORDER BY name LIMIT ${sql.lit(MAX_RULE_POLICIES)}) AS p
             ) AS policies`.compile(h.db),
     }));
     const row = rows[0]!;

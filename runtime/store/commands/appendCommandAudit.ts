@@ -16,10 +16,12 @@ export interface CommandAuditEntry {
   batchId?: string;
   /** The command broadcast concerned, if any. */
   broadcastId?: string;
+  /** Who made this change, when not the call's actor (a group of acks from many devices). */
+  actor?: CommandActor;
 }
 
 /**
- * Append audit rows for changes made by `actor`; call in the transaction of the change. Rows
+ * Append audit rows for changes made by `actor` (or each entry's own); call in the transaction of the change. Rows
  * of finished commands also enqueue their webhook events (webhooks/emitCommandEvents.ts).
  */
 export async function appendCommandAudit(
@@ -35,14 +37,14 @@ export async function appendCommandAudit(
       .values(
         entries.map((e) => ({
           event_type: e.event,
-          actor: actor.actor,
-          actor_role: actor.role,
+          actor: (e.actor ?? actor).actor,
+          actor_role: (e.actor ?? actor).role,
           device_id: e.deviceId ?? null,
           command_id: e.commandId ?? null,
           batch_id: e.batchId ?? null,
           broadcast_id: e.broadcastId ?? null,
           details: h.codec.json(e.details ?? {}),
-          source_ip: actor.sourceIp ?? null,
+          source_ip: (e.actor ?? actor).sourceIp ?? null,
           created_at: h.codec.time(now),
         })),
       )

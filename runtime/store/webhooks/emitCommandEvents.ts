@@ -26,6 +26,8 @@ export interface CommandAuditFact {
   details?: Record<string, unknown>;
   batchId?: string;
   broadcastId?: string;
+  /** Who made the change, when not the call's actor. */
+  actor?: { actor: string };
 }
 
 /** Emit the webhook events of `entries` (audit rows of `actor`); see the module comment. */
@@ -74,7 +76,7 @@ export async function emitCommandEvents(
         error: row?.error ?? detailError,
         batch_id: row?.batch_id ?? f.batchId ?? null,
         broadcast_id: row?.broadcast_id ?? f.broadcastId ?? null,
-        actor: actor.actor,
+        actor: (f.actor ?? actor).actor,
       },
     };
   });
