@@ -14,6 +14,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import { createRuntime, type Runtime } from '../actors/index.js';
 import { wasmStorageDir, type Store } from '../runtime/index.js';
 import { createNonceCache } from './auth/nonces.js';
+import { createChangeBus } from './cache/changeBus.js';
 import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
 import type { GatewayContext } from './context.js';
 import { registerJsonBodies } from './jsonBody.js';
@@ -176,6 +177,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       onSettled: workflowWebhookHook(now),
     });
   const closeHooks: (() => Promise<void>)[] = [];
+  const changes = createChangeBus(options.store, (error) =>
+    app.log.warn({ err: error }, 'notifications (commands, cache changes): connection problem'),
+  );
+  await changes.start();
+  closeHooks.push(() => changes.close());
   const context: GatewayContext = {
     app,
     store: options.store,
@@ -195,6 +201,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       skewMs: options.skewMs ?? 300_000,
     },
     onClose: (hook) => closeHooks.push(hook),
+    changes,
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),

@@ -194,11 +194,17 @@ export {
 export { listNewlyDueDevices } from './commands/listNewlyDueDevices.js';
 export {
   COMMANDS_CHANNEL,
-  listenForCommands,
   notifyCommands,
-  type CommandListenerOptions,
+  parseCommandNotification,
   type CommandNotification,
 } from './postgres/commandNotifications.js';
+export {
+  CHANGES_CHANNEL,
+  notifyChange,
+  parseChange,
+  type CacheChange,
+} from './postgres/changeNotifications.js';
+export { listenChannels, type ChannelListenerOptions } from './postgres/listenChannels.js';
 export { rememberNonce } from './nonces/rememberNonce.js';
 export { purgeNonces } from './nonces/purgeNonces.js';
 export {
