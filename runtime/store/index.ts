@@ -118,6 +118,10 @@ export { listCachedWasm, type CachedWasm } from './wasm/listCachedWasm.js';
 export { DEVICE_COLUMNS, type DeviceRecord } from './devices/device.js';
 export { insertDevice, type NewDevice } from './devices/insertDevice.js';
 export { getDevice } from './devices/getDevice.js';
+export {
+  getDeviceCredentials,
+  type SealedDeviceCredentials,
+} from './devices/getDeviceCredentials.js';
 export { listDevices, type DeviceFilter } from './devices/listDevices.js';
 export { updateDevice, type DeviceChanges } from './devices/updateDevice.js';
 export { deleteDevice } from './devices/deleteDevice.js';
