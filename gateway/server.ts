@@ -17,6 +17,7 @@ import { createCredentialCache } from './auth/credentialCache.js';
 import { createNonceCache } from './auth/nonces.js';
 import { createChangeBus } from './cache/changeBus.js';
 import type { CacheBounds } from './cache/invalidatingCache.js';
+import { createDocumentTags } from './config/documentTags.js';
 import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
 import type { GatewayContext } from './context.js';
 import { registerJsonBodies } from './jsonBody.js';
@@ -65,7 +66,7 @@ export interface GatewayOptions {
   skewMs?: number;
   /** Rate limiting: rule refresh, budget reservation size (governance/rateLimiter.ts). */
   rateLimits?: RateLimitOptions;
-  /** Bounds of the in-memory device credentials. */
+  /** Bounds of the in-memory device credentials and of the document ETags, each. */
   caches?: CacheBounds;
   /** fastify/pino logger options (default: off). */
   logger?: FastifyServerOptions['logger'];
@@ -190,7 +191,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     changes.trusted,
     options.caches,
   );
-  changes.onChange((change) => credentials.apply(change));
+  const documentTags = createDocumentTags(changes.trusted, options.caches);
+  changes.onChange((change) => {
+    credentials.apply(change);
+    documentTags.apply(change);
+  });
   await changes.start();
   closeHooks.push(() => changes.close());
   const context: GatewayContext = {
@@ -213,6 +218,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     onClose: (hook) => closeHooks.push(hook),
     changes,
+    documentTags,
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),
