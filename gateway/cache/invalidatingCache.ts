@@ -14,7 +14,7 @@
 export interface CacheBounds {
   /** Most entries kept (least recently used go first). */
   maxEntries?: number;
-  /** Longest an entry is used after it was read, without a notification. */
+  /** Longest an entry is used, counted from the start of the read that filled it. */
   ttlMs?: number;
 }
 
@@ -76,11 +76,14 @@ export function createInvalidatingCache<V>(
       let set = reads.get(key);
       if (!set) reads.set(key, (set = new Set()));
       set.add(mine);
+      // the age counts from before the read: a value is never used longer than `ttlMs` after
+      // the moment the database could last have shown it
+      const startedAt = nowMs();
       try {
         const result = await read();
         if (!mine.stale && options.trusted()) {
           entries.delete(key);
-          entries.set(key, { value: keep(result), expiresAt: nowMs() + options.ttlMs });
+          entries.set(key, { value: keep(result), expiresAt: startedAt + options.ttlMs });
           for (const oldest of entries.keys()) {
             if (entries.size <= options.maxEntries) break;
             entries.delete(oldest);

@@ -88,4 +88,18 @@ describe('invalidating cache', () => {
     now = 1000;
     expect(cache.get('c')).toBeUndefined();
   });
+
+  it("counts an entry's age from the start of the read that filled it", async () => {
+    let now = 0;
+    const cache = cacheOf({ nowMs: () => now });
+    const slow = heldRead('v');
+    const filling = cache.fill('k', slow.read, same);
+    now = 600;
+    slow.finish();
+    await filling;
+    now = 999;
+    expect(cache.get('k')).toBe('v');
+    now = 1000; // the TTL after the read began, not after it ended
+    expect(cache.get('k')).toBeUndefined();
+  });
 });
