@@ -80,7 +80,14 @@ export async function listenChannels(
     }, options.retryMs ?? 1000);
   };
 
-  await connect();
+  try {
+    await connect();
+  } catch (error) {
+    // the caller gets the error and no stop function: nothing may keep reconnecting
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    throw error;
+  }
   return async () => {
     stopped = true;
     if (retry) clearTimeout(retry);
