@@ -89,11 +89,12 @@ async function authenticateDevice(
     nonce,
     body: request.body,
   };
-  const secrets = await deps.credentials.secrets(deviceId, now);
-  // an unknown device costs the same HMAC as a known one
-  if (secrets.length === 0) secrets.push('\u0000no-such-device');
-  // check every candidate, so timing does not tell which one matched
-  const valid = secrets.map((s) => verifyRequestSignature(s, signed, signature)).includes(true);
+  const valid = await deps.credentials.verify(deviceId, now, (secrets) => {
+    // an unknown device costs the same HMAC as a known one
+    const candidates = secrets.length > 0 ? secrets : ['\u0000no-such-device'];
+    // check every candidate, so timing does not tell which one matched
+    return candidates.map((s) => verifyRequestSignature(s, signed, signature)).includes(true);
+  });
   if (!valid) throw unauthorized('INVALID_SIGNATURE', 'device authentication failed');
   if (!(await deps.nonces.remember(deviceId, nonce, now)))
     throw unauthorized('REPLAYED_REQUEST', 'this nonce was already used');

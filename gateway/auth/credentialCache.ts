@@ -1,16 +1,19 @@
 /**
  * Device credentials held in memory, so that authenticating a device's request needs no
  * database read: per device, its current secret and the previous one with the end of its
- * grace period, opened once (the store keeps them sealed). Unknown devices are kept too, as
- * "no secret", so a known and an unknown device cost the same: the first request for either
- * reads the database, later ones within the TTL do not. What the cache does reveal, by
- * timing, is whether a device id was asked for recently — not whether it exists.
+ * grace period, opened once (the store keeps them sealed).
+ *
+ * Only acceptance is answered from memory. A request the cached secrets refuse — a wrong
+ * signature, a secret rotated on another gateway a moment ago, an unknown device — is
+ * checked again on a fresh read, so a refusal costs one read whether the device exists or
+ * not (timing does not tell), and unknown devices are not kept (random ids cannot push real
+ * devices out).
  *
  * Entries are dropped by the change bus when a device is registered, rotated, changed or
- * deleted (on any gateway), and every entry expires after `ttlMs` regardless; while the
- * bus cannot hear other gateways nothing is kept. So a rotated or deleted device's old
- * secret is accepted here at most for the notification's delay after the commit, and never
- * longer than `ttlMs`.
+ * deleted (on any gateway), and every entry expires `ttlMs` after the read that filled it
+ * began; while the bus cannot hear other gateways nothing is kept. So a rotated or deleted
+ * device's old secret is accepted here at most for the notification's delay after the
+ * commit, and never longer than `ttlMs`.
  */
 import { getDeviceCredentials, type CacheChange, type Store } from '../../runtime/index.js';
 import { createInvalidatingCache, type CacheBounds } from '../cache/invalidatingCache.js';
@@ -20,6 +23,12 @@ import type { Keyring } from '../keys.js';
 export interface CredentialCache {
   /** The secrets `deviceId` may sign with at `nowMs`: none when the device is unknown. */
   secrets(deviceId: string, nowMs: number): Promise<string[]>;
+  /**
+   * Whether `check` accepts the secrets of `deviceId` at `nowMs`. Secrets held in memory that
+   * `check` refuses are read again first, so only acceptance is answered from memory: a
+   * refusal costs one read whether or not the device exists.
+   */
+  verify(deviceId: string, nowMs: number, check: (secrets: string[]) => boolean): Promise<boolean>;
   /** Drop what `change` names; everything when undefined. */
   apply(change: CacheChange | undefined): void;
 }
@@ -37,7 +46,7 @@ export function createCredentialCache(
   trusted: () => boolean,
   bounds: CacheBounds = {},
 ): CredentialCache {
-  const cache = createInvalidatingCache<Opened | null>({
+  const cache = createInvalidatingCache<Opened>({
     maxEntries: bounds.maxEntries ?? 100_000,
     ttlMs: bounds.ttlMs ?? 30_000,
     trusted,
@@ -54,19 +63,29 @@ export function createCredentialCache(
       previousExpiresMs: sealed.previousExpiresAt?.getTime() ?? 0,
     };
   };
+  const fetch = (deviceId: string) =>
+    cache.fill(
+      deviceId,
+      () => read(deviceId),
+      (opened) => opened ?? undefined, // an unknown device is not kept
+    );
+  const usable = (found: Opened | null, nowMs: number): string[] => {
+    const secrets: string[] = [];
+    if (found?.secret) secrets.push(found.secret);
+    if (found?.previous && found.previousExpiresMs > nowMs) secrets.push(found.previous);
+    return secrets;
+  };
   return {
     async secrets(deviceId, nowMs) {
-      let found = cache.get(deviceId); // null: kept as unknown
-      if (found === undefined)
-        found = await cache.fill(
-          deviceId,
-          () => read(deviceId),
-          (opened) => opened,
-        );
-      const secrets: string[] = [];
-      if (found?.secret) secrets.push(found.secret);
-      if (found?.previous && found.previousExpiresMs > nowMs) secrets.push(found.previous);
-      return secrets;
+      return usable(cache.get(deviceId) ?? (await fetch(deviceId)), nowMs);
+    },
+    async verify(deviceId, nowMs, check) {
+      const found = cache.get(deviceId);
+      if (found === undefined) return check(usable(await fetch(deviceId), nowMs));
+      if (check(usable(found, nowMs))) return true;
+      // refused from memory: read again, so a secret rotated (or a device registered) on
+      // another gateway is taken before its notification arrives
+      return check(usable(await fetch(deviceId), nowMs));
     },
     apply(change) {
       if (change === undefined) cache.clear();

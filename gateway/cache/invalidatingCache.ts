@@ -31,10 +31,11 @@ export interface InvalidatingCache<V> {
   /** The value kept for `key`, if any and not expired. */
   get(key: string): V | undefined;
   /**
-   * Run `read` and keep `keep(result)` under `key`, unless `key` was invalidated (or the
-   * cache cleared, or untrusted) while it ran; returns `read`'s result either way.
+   * Run `read` and keep `keep(result)` under `key` (nothing when it is undefined), unless
+   * `key` was invalidated (or the cache cleared, or untrusted) while it ran; returns
+   * `read`'s result either way.
    */
-  fill<R>(key: string, read: () => Promise<R>, keep: (result: R) => V): Promise<R>;
+  fill<R>(key: string, read: () => Promise<R>, keep: (result: R) => V | undefined): Promise<R>;
   /** Drop `key` and spoil the reads of it in flight. */
   invalidate(key: string): void;
   /** Drop everything and spoil every read in flight. */
@@ -82,8 +83,10 @@ export function createInvalidatingCache<V>(
       try {
         const result = await read();
         if (!mine.stale && options.trusted()) {
+          const value = keep(result);
           entries.delete(key);
-          entries.set(key, { value: keep(result), expiresAt: startedAt + options.ttlMs });
+          if (value !== undefined)
+            entries.set(key, { value, expiresAt: startedAt + options.ttlMs });
           for (const oldest of entries.keys()) {
             if (entries.size <= options.maxEntries) break;
             entries.delete(oldest);

@@ -315,7 +315,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
             ],
             now,
           );
-          // a gateway may hold the id as unknown (a request signed before it was registered)
+          // a gateway may still hold the secrets of a device deleted under this id
           await changed({ kind: 'devices', deviceIds: [deviceId] });
         });
       } catch (error) {

@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
+import { createCredentialCache } from '../../gateway/auth/credentialCache.js';
 import { registerConfigRoutes } from '../../gateway/routes/config.js';
-import { openStore, type Store } from '../../runtime/index.js';
+import { getDeviceSecret, openStore, rotateDeviceSecret, type Store } from '../../runtime/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
@@ -122,13 +123,48 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     expect(await status(bUrl, 'cache-rot-1', fresh)).toBe(200);
   });
 
+  it('takes a new secret on the other gateway at once, and the old one during its grace period', async () => {
+    const old = await warmDevice('cache-rot-2');
+    const res = await admin('/api/v1/devices/cache-rot-2/rotate-secret', { method: 'POST' });
+    expect(res.status).toBe(200);
+    const fresh = ((await res.json()) as { device_secret: string }).device_secret;
+    // at once, whether or not B has heard of the rotation (a refusal from memory is read
+    // again: see the next test, which holds the notification back)
+    expect(await status(bUrl, 'cache-rot-2', fresh)).toBe(200);
+    expect(await status(bUrl, 'cache-rot-2', old)).toBe(200);
+  });
+
+  it('answers only acceptance from memory: a refusal is checked on a fresh read', async () => {
+    const old = await register('cache-rot-3');
+    const store = a.handle.store;
+    const cache = createCredentialCache(store, a.keys, () => true);
+    const signs = (secret: string) => (secrets: string[]) => secrets.includes(secret);
+    const now = new Date();
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(old))).toBe(true);
+    // rotated behind the cache's back (as if the notification had not arrived yet)
+    const sealed = await getDeviceSecret(store, 'cache-rot-3');
+    const fresh = 'a-new-secret-for-cache-rot-3';
+    const next = a.keys.seal(fresh);
+    const rotation = { deviceId: 'cache-rot-3', expected: sealed!.secretCiphertext!, next };
+    expect(await rotateDeviceSecret(store, { ...rotation, previousExpiresAt: now }, now)).toBe(
+      true,
+    );
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(true);
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(old))).toBe(false);
+    // what it accepted stays in memory until a notification or the TTL: the row is gone here
+    await store.db.deleteFrom('edge_devices').where('device_id', '=', 'cache-rot-3').execute();
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(true);
+    cache.apply({ kind: 'devices', deviceIds: ['cache-rot-3'] });
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(false);
+  });
+
   it('refuses a deleted device on the other gateway within the bound', async () => {
     const secret = await warmDevice('cache-del-1');
     expect((await admin('/api/v1/devices/cache-del-1', { method: 'DELETE' })).status).toBe(204);
     expect(await status(a.url, 'cache-del-1', secret)).toBe(401);
     const took = await waitUntil(async () => (await status(bUrl, 'cache-del-1', secret)) === 401);
     expect(took).toBeLessThan(BOUND_MS);
-    // registered again under the same id (a gateway held it as unknown meanwhile)
+    // registered again under the same id: the new secret is taken at once
     const again = await register('cache-del-1');
     expect(await status(bUrl, 'cache-del-1', again)).toBe(200);
   });

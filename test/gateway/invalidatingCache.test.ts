@@ -33,6 +33,18 @@ describe('invalidating cache', () => {
     expect(cache.get('k')).toBeUndefined();
   });
 
+  it('keeps nothing when told so', async () => {
+    const cache = cacheOf();
+    expect(
+      await cache.fill(
+        'k',
+        () => Promise.resolve('v'),
+        () => undefined,
+      ),
+    ).toBe('v');
+    expect(cache.get('k')).toBeUndefined();
+  });
+
   it('does not keep a read that an invalidation of its key overtook', async () => {
     const cache = cacheOf();
     const stale = heldRead('old');
