@@ -63,7 +63,7 @@ export function createCredentialCache(
       previousExpiresMs: sealed.previousExpiresAt?.getTime() ?? 0,
     };
   };
-  const fetch = (deviceId: string) =>
+  const readThrough = (deviceId: string) =>
     cache.fill(
       deviceId,
       () => read(deviceId),
@@ -77,15 +77,15 @@ export function createCredentialCache(
   };
   return {
     async secrets(deviceId, nowMs) {
-      return usable(cache.get(deviceId) ?? (await fetch(deviceId)), nowMs);
+      return usable(cache.get(deviceId) ?? (await readThrough(deviceId)), nowMs);
     },
     async verify(deviceId, nowMs, check) {
       const found = cache.get(deviceId);
-      if (found === undefined) return check(usable(await fetch(deviceId), nowMs));
+      if (found === undefined) return check(usable(await readThrough(deviceId), nowMs));
       if (check(usable(found, nowMs))) return true;
       // refused from memory: read again, so a secret rotated (or a device registered) on
       // another gateway is taken before its notification arrives
-      return check(usable(await fetch(deviceId), nowMs));
+      return check(usable(await readThrough(deviceId), nowMs));
     },
     apply(change) {
       if (change === undefined) cache.clear();

@@ -306,6 +306,13 @@ describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL
   });
 
   it("runs no statement but the nonce's for a 304 of the configuration or the fraud rules", async () => {
+    // the registration's notification reaches C after the commit: wait for it, or it could
+    // drop what C's first poll below has just read
+    const heard = new Promise<void>((resolve) =>
+      c.context.changes.onChange((change) => {
+        if (change?.kind === 'devices' && change.deviceIds.includes('cache-sql-1')) resolve();
+      }),
+    );
     const res = await a.asUser(a.adminToken, '/api/v1/devices/register', {
       method: 'POST',
       body: json({
@@ -316,6 +323,7 @@ describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL
       }),
     });
     const { device_secret: secret } = (await res.json()) as { device_secret: string };
+    await heard;
     for (const path of ['/api/v1/devices/cache-sql-1/config', '/api/v1/config/fraud-rules']) {
       const poll = (headers: Record<string, string> = {}) =>
         fetch(`${cUrl}${path}`, {
