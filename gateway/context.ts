@@ -4,6 +4,8 @@ import type { Registry } from 'prom-client';
 import type { Runtime } from '../actors/index.js';
 import type { Store } from '../runtime/index.js';
 import type { AuthDeps } from './auth/authenticate.js';
+import type { ChangeBus } from './cache/changeBus.js';
+import type { DocumentTags } from './config/documentTags.js';
 import type { Keyring } from './keys.js';
 import type { RateLimiter } from './governance/rateLimiter.js';
 import type { CommandEvents } from './link/commandEvents.js';
@@ -27,6 +29,13 @@ export interface GatewayContext {
   onClose(hook: () => Promise<void>): void;
   /** Command pushes and recorded acks, shared between route modules (link/commandEvents.ts). */
   commandEvents: CommandEvents;
+  /**
+   * Changes that caches hold (credentials, document ETags) and command pushes: announced with
+   * a commit, heard by every gateway (cache/changeBus.ts).
+   */
+  changes: ChangeBus;
+  /** ETags of the devices' configuration and fraud-rules documents (config/documentTags.ts). */
+  documentTags: DocumentTags;
   /** Rate-limit rules, enforced after authentication on every route (governance/rateLimiter.ts). */
   rateLimits: RateLimiter;
 }

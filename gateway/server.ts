@@ -13,7 +13,11 @@ import Fastify, {
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { createRuntime, type Runtime } from '../actors/index.js';
 import { wasmStorageDir, type Store } from '../runtime/index.js';
+import { createCredentialCache } from './auth/credentialCache.js';
 import { createNonceCache } from './auth/nonces.js';
+import { createChangeBus } from './cache/changeBus.js';
+import type { CacheBounds } from './cache/invalidatingCache.js';
+import { createDocumentTags } from './config/documentTags.js';
 import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
 import type { GatewayContext } from './context.js';
 import { registerJsonBodies } from './jsonBody.js';
@@ -62,6 +66,8 @@ export interface GatewayOptions {
   skewMs?: number;
   /** Rate limiting: rule refresh, budget reservation size (governance/rateLimiter.ts). */
   rateLimits?: RateLimitOptions;
+  /** Bounds of the in-memory device credentials and of the document ETags, each. */
+  caches?: CacheBounds;
   /** fastify/pino logger options (default: off). */
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
@@ -176,6 +182,22 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       onSettled: workflowWebhookHook(now),
     });
   const closeHooks: (() => Promise<void>)[] = [];
+  const changes = createChangeBus(options.store, (error) =>
+    app.log.warn({ err: error }, 'notifications (commands, cache changes): connection problem'),
+  );
+  const credentials = createCredentialCache(
+    options.store,
+    options.keys,
+    changes.trusted,
+    options.caches,
+  );
+  const documentTags = createDocumentTags(changes.trusted, options.caches);
+  changes.onChange((change) => {
+    credentials.apply(change);
+    documentTags.apply(change);
+  });
+  await changes.start();
+  closeHooks.push(() => changes.close());
   const context: GatewayContext = {
     app,
     store: options.store,
@@ -188,13 +210,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     now,
     auth: {
       store: options.store,
-      keys: options.keys,
+      credentials,
       // a timestamp may be up to the skew early or late: a nonce must outlive both
       nonces: createNonceCache(options.store, 2 * (options.skewMs ?? 300_000)),
       now,
       skewMs: options.skewMs ?? 300_000,
     },
     onClose: (hook) => closeHooks.push(hook),
+    changes,
+    documentTags,
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),

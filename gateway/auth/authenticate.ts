@@ -6,9 +6,9 @@
  * device exists.
  */
 import type { Store } from '../../runtime/index.js';
-import type { Keyring } from '../keys.js';
 import { Problem } from '../problem.js';
 import { verifyRequestSignature, type SignedRequest } from '../../runtime/index.js';
+import type { CredentialCache } from './credentialCache.js';
 import type { NonceCache } from './nonces.js';
 import type { Principal } from './principal.js';
 import { verifyApiToken } from './tokens.js';
@@ -16,7 +16,8 @@ import { verifyApiToken } from './tokens.js';
 /** What authentication needs. */
 export interface AuthDeps {
   store: Store;
-  keys: Keyring;
+  /** Device secrets, held in memory and dropped on change (credentialCache.ts). */
+  credentials: CredentialCache;
   nonces: NonceCache;
   now: () => Date;
   /** Largest accepted clock difference of a device timestamp (default 300 s). */
@@ -81,11 +82,6 @@ async function authenticateDevice(
     );
   if (!nonce || !NONCE.test(nonce))
     throw unauthorized('NONCE_INVALID', 'X-Saffron-Nonce must be 16–128 base64url characters');
-  const device = await deps.store.db
-    .selectFrom('edge_devices')
-    .select(['secret_ciphertext', 'previous_secret_ciphertext', 'previous_secret_expires_at'])
-    .where('device_id', '=', deviceId)
-    .executeTakeFirst();
   const signed: SignedRequest = {
     method: request.method,
     pathWithQuery: request.pathWithQuery,
@@ -93,18 +89,12 @@ async function authenticateDevice(
     nonce,
     body: request.body,
   };
-  const secrets: string[] = [];
-  if (device?.secret_ciphertext) secrets.push(deps.keys.open(device.secret_ciphertext));
-  if (
-    device?.previous_secret_ciphertext &&
-    device.previous_secret_expires_at !== null &&
-    deps.store.codec.parseTime(device.previous_secret_expires_at).getTime() > now
-  )
-    secrets.push(deps.keys.open(device.previous_secret_ciphertext));
-  // an unknown device costs the same HMAC as a known one
-  if (secrets.length === 0) secrets.push('\u0000no-such-device');
-  // check every candidate, so timing does not tell which one matched
-  const valid = secrets.map((s) => verifyRequestSignature(s, signed, signature)).includes(true);
+  const valid = await deps.credentials.verify(deviceId, now, (secrets) => {
+    // an unknown device costs the same HMAC as a known one
+    const candidates = secrets.length > 0 ? secrets : ['\u0000no-such-device'];
+    // check every candidate, so timing does not tell which one matched
+    return candidates.map((s) => verifyRequestSignature(s, signed, signature)).includes(true);
+  });
   if (!valid) throw unauthorized('INVALID_SIGNATURE', 'device authentication failed');
   if (!(await deps.nonces.remember(deviceId, nonce, now)))
     throw unauthorized('REPLAYED_REQUEST', 'this nonce was already used');

@@ -3,7 +3,7 @@
  * connection replaces an older one), push routing, the periodic checks, and the command
  * sweep.
  *
- * Routing (DESIGN §6): whoever makes a command deliverable wakes the device locally and —
+ * Routing: whoever makes a command deliverable wakes the device locally and —
  * on PostgreSQL — NOTIFYs `saffron_commands` in the same transaction; every gateway LISTENs
  * and the one holding the device's socket pushes. PGlite is one process: local wake-ups
  * are all there is. After the LISTEN connection is re-established every local session is
@@ -23,7 +23,6 @@ import { Gauge, Histogram } from 'prom-client';
 import type { WebSocket } from 'ws';
 import {
   expireCommands,
-  listenForCommands,
   listNewlyDueDevices,
   listStaleDevices,
   notifyCommands,
@@ -115,7 +114,6 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     return guarded;
   };
   let timers: NodeJS.Timeout[] = [];
-  let unlisten: (() => Promise<void>) | undefined;
   let sweeping: Promise<SweepReport | undefined> | undefined;
   let closing = false;
   let dueSince = new Date(ctx.now().getTime() - settings.retryMaxMs);
@@ -245,26 +243,24 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     idle,
     pushDelivered,
     sweep,
-    async start() {
-      const driver = ctx.store.driver;
-      if (driver.dialect === 'postgres')
-        unlisten = await listenForCommands(driver.pool, {
-          onNotify: ({ origin, deviceIds }) => {
-            if (origin !== nodeId) deviceIds.forEach(wake);
-          },
-          onReconnect: () => sessions.forEach((s) => s.wake()),
-          onError: (error) => log.warn({ err: error }, 'command notifications: connection lost'),
-        });
+    start() {
+      // the gateway's one LISTEN connection carries the command channel (cache/changeBus.ts)
+      ctx.changes.onCommands({
+        notify: ({ origin, deviceIds }) => {
+          if (origin !== nodeId) deviceIds.forEach(wake);
+        },
+        reconnected: () => sessions.forEach((s) => s.wake()),
+      });
       timers = [
         setInterval(tick, settings.heartbeatIntervalMs),
         setInterval(() => void track(sweep()), settings.sweepIntervalMs),
       ];
       for (const timer of timers) timer.unref();
+      return Promise.resolve();
     },
     async close() {
       closing = true;
       timers.forEach(clearInterval);
-      await unlisten?.();
       for (const session of live) session.close(CLOSE.shutdown, 'server shutting down');
       // a device that does not answer the close handshake promptly is cut off
       const deadline = setTimeout(() => live.forEach((s) => s.terminate()), 1000);

@@ -114,18 +114,23 @@ export function registerAssignmentRoutes(ctx: GatewayContext): void {
           errors: [{ path: '$.target_id', message: 'no such policy' }],
         });
       try {
-        const assignment = await insertAssignment(
-          ctx.store,
-          {
-            assignmentId: randomUUID(),
-            deviceId: params.device_id,
-            assignmentType: body.assignment_type,
-            targetId: body.target_id,
-            ...(body.parameters !== undefined ? { parameters: body.parameters } : {}),
-            assignedBy: principal.kind === 'user' ? principal.name : principal.deviceId,
-          },
-          ctx.now(),
-        );
+        // the device's configuration and fraud rules list its assignments: cached tags go
+        const assignment = await ctx.changes.transaction(async (tx, changed) => {
+          const inserted = await insertAssignment(
+            tx,
+            {
+              assignmentId: randomUUID(),
+              deviceId: params.device_id,
+              assignmentType: body.assignment_type,
+              targetId: body.target_id,
+              ...(body.parameters !== undefined ? { parameters: body.parameters } : {}),
+              assignedBy: principal.kind === 'user' ? principal.name : principal.deviceId,
+            },
+            ctx.now(),
+          );
+          await changed({ kind: 'devices', deviceIds: [params.device_id] });
+          return inserted;
+        });
         return assignmentJson(assignment);
       } catch (error) {
         if (error instanceof ConflictError)
@@ -150,7 +155,12 @@ export function registerAssignmentRoutes(ctx: GatewayContext): void {
       params: z.strictObject({ device_id: deviceIdField, assignment_id: z.uuid() }),
     },
     async ({ params }) => {
-      if (!(await deleteAssignment(ctx.store, params.device_id, params.assignment_id)))
+      const deleted = await ctx.changes.transaction(async (tx, changed) => {
+        const gone = await deleteAssignment(tx, params.device_id, params.assignment_id);
+        if (gone) await changed({ kind: 'devices', deviceIds: [params.device_id] });
+        return gone;
+      });
+      if (!deleted)
         throw new Problem(
           404,
           'ASSIGNMENT_NOT_FOUND',

@@ -1,9 +1,10 @@
 /**
- * Signed device configuration (DESIGN §5–6). Operators publish configuration layers per
+ * Signed device configuration. Operators publish configuration layers per
  * fleet (scope key `*`), device type and device — each `PUT` a new version — and a device
  * pulls the merge of the layers that apply to it (fleet ← device type ← device, RFC 7386
  * merge patch; see config/mergeLayers.ts) as a signed document, and its fraud rules the same
- * way. Both answer `If-None-Match` with 304 and no body. The public key that verifies the
+ * way. Both answer `If-None-Match` with 304 and no body — from the ETag this gateway holds
+ * in memory when it has one (config/documentTags.ts), without a statement. The public key that verifies the
  * signatures is at `/api/v1/config/public-key`.
  */
 import { createHash, createPublicKey, randomUUID } from 'node:crypto';
@@ -24,7 +25,7 @@ import {
   type ConfigLayerRecord,
 } from '../../runtime/index.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
-import { answerSigned } from '../config/answerSigned.js';
+import { answerNotModified, answerSigned, tagged } from '../config/answerSigned.js';
 import { deviceConfigDocument, fraudRulesDocument } from '../config/documents.js';
 import type { GatewayContext } from '../context.js';
 import {
@@ -117,7 +118,7 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
         throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.scope_key}'`);
       const checksum = contentChecksum(body);
       try {
-        const layer = await ctx.store.transaction(async (tx) => {
+        const layer = await ctx.changes.transaction(async (tx, changed) => {
           const published = await publishConfig(
             tx,
             {
@@ -158,6 +159,12 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
               published_by: published.createdBy,
             },
             ctx.now(),
+          );
+          // cached ETags of the devices this layer reaches are dropped on every gateway
+          await changed(
+            params.scope === 'device'
+              ? { kind: 'devices', deviceIds: [params.scope_key] }
+              : { kind: 'documents' },
           );
           return published;
         });
@@ -212,18 +219,27 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
     },
     async ({ params, principal, request, reply }) => {
       requireDeviceOrRole(principal, params.device_id, READ);
-      const device = await getDevice(ctx.store, params.device_id);
-      if (!device) throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.device_id}'`);
-      const [layers, assignments] = await Promise.all([
-        getDeviceConfigLayers(ctx.store, device),
-        listAssignments(ctx.store, device.deviceId),
-      ]);
-      return answerSigned(
-        ctx.keys,
-        request,
-        reply,
-        deviceConfigDocument(device.deviceId, layers, assignments),
+      const tags = ctx.documentTags.config;
+      const known = tags.get(params.device_id);
+      if (known !== undefined) {
+        const unchanged = answerNotModified(request, reply, known);
+        if (unchanged) return unchanged;
+      }
+      const document = await tags.fill(
+        params.device_id,
+        async () => {
+          const device = await getDevice(ctx.store, params.device_id);
+          if (!device)
+            throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.device_id}'`);
+          const [layers, assignments] = await Promise.all([
+            getDeviceConfigLayers(ctx.store, device),
+            listAssignments(ctx.store, device.deviceId),
+          ]);
+          return tagged(deviceConfigDocument(device.deviceId, layers, assignments));
+        },
+        (built) => built.etag,
       );
+      return answerSigned(ctx.keys, request, reply, document);
     },
   );
 
@@ -245,10 +261,25 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
         if (deviceId !== undefined && deviceId !== principal.deviceId)
           throw new Problem(403, 'FORBIDDEN', 'a device may only use its own resources');
         deviceId = principal.deviceId;
-      } else if (deviceId !== undefined && !(await getDevice(ctx.store, deviceId)))
-        throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${deviceId}'`);
-      const selected = await selectFraudPolicies(ctx.store, deviceId);
-      return answerSigned(ctx.keys, request, reply, fraudRulesDocument(deviceId ?? null, selected));
+      }
+      const tags = ctx.documentTags.fraudRules;
+      const known = tags.get(deviceId ?? '');
+      if (known !== undefined) {
+        const unchanged = answerNotModified(request, reply, known);
+        if (unchanged) return unchanged;
+      }
+      const document = await tags.fill(
+        deviceId ?? '',
+        async () => {
+          if (principal.kind !== 'device' && deviceId !== undefined)
+            if (!(await getDevice(ctx.store, deviceId)))
+              throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${deviceId}'`);
+          const selected = await selectFraudPolicies(ctx.store, deviceId);
+          return tagged(fraudRulesDocument(deviceId ?? null, selected));
+        },
+        (built) => built.etag,
+      );
+      return answerSigned(ctx.keys, request, reply, document);
     },
   );
 

@@ -271,7 +271,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       const secret = newDeviceSecret();
       const now = ctx.now();
       try {
-        await ctx.store.transaction(async (tx) => {
+        await ctx.changes.transaction(async (tx, changed) => {
           let registrationKeyId: string | undefined;
           if (keyHash !== undefined) {
             const key = await consumeRegistrationKey(tx, keyHash, now);
@@ -315,6 +315,8 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
             ],
             now,
           );
+          // a gateway may still hold the secrets of a device deleted under this id
+          await changed({ kind: 'devices', deviceIds: [deviceId] });
         });
       } catch (error) {
         if (error instanceof ConflictError)
@@ -386,7 +388,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
     },
     async ({ params, body, principal, request }) => {
       const now = ctx.now();
-      const device = await ctx.store.transaction(async (tx) => {
+      const device = await ctx.changes.transaction(async (tx, changed) => {
         const updated = await updateDevice(
           tx,
           params.device_id,
@@ -414,6 +416,8 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
             ],
             now,
           );
+        // its type selects a configuration layer: cached documents of it are dropped
+        if (updated) await changed({ kind: 'devices', deviceIds: [params.device_id] });
         return updated;
       });
       if (!device) throw notFound(params.device_id);
@@ -432,15 +436,18 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       params: deviceParams,
     },
     async ({ params, principal, request }) => {
-      const deleted = await ctx.store.transaction(async (tx) => {
+      const deleted = await ctx.changes.transaction(async (tx, changed) => {
         const gone = await deleteDevice(tx, params.device_id);
-        if (gone)
+        if (gone) {
           await appendCommandAudit(
             tx,
             auditActor(principal, request),
             [{ event: 'DEVICE_DELETED', deviceId: params.device_id }],
             ctx.now(),
           );
+          // every gateway drops its credentials: the device is refused from the commit on
+          await changed({ kind: 'devices', deviceIds: [params.device_id] });
+        }
         return gone;
       });
       if (!deleted) throw notFound(params.device_id);
@@ -478,34 +485,36 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       const now = ctx.now();
       const grace = body?.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS;
       const previousExpiresAt = new Date(now.getTime() + grace * 1000);
-      const rotated = await rotateDeviceSecret(
-        ctx.store,
-        {
-          deviceId: params.device_id,
-          expected: current.secretCiphertext,
-          next: ctx.keys.seal(secret),
-          previousExpiresAt,
-        },
-        now,
-      );
+      const expected = current.secretCiphertext;
+      const rotated = await ctx.changes.transaction(async (tx, changed) => {
+        const swapped = await rotateDeviceSecret(
+          tx,
+          { deviceId: params.device_id, expected, next: ctx.keys.seal(secret), previousExpiresAt },
+          now,
+        );
+        if (!swapped) return false;
+        await appendCommandAudit(
+          tx,
+          auditActor(principal, request),
+          [
+            {
+              event: 'DEVICE_SECRET_ROTATED',
+              deviceId: params.device_id,
+              details: { previous_secret_expires_at: previousExpiresAt.toISOString() },
+            },
+          ],
+          now,
+        );
+        // every gateway drops the credentials it holds: the new secret works at once
+        await changed({ kind: 'devices', deviceIds: [params.device_id] });
+        return true;
+      });
       if (!rotated)
         throw new Problem(
           409,
           'ROTATION_CONFLICT',
           'the secret changed during this rotation (a concurrent rotation won); retry',
         );
-      await appendCommandAudit(
-        ctx.store,
-        auditActor(principal, request),
-        [
-          {
-            event: 'DEVICE_SECRET_ROTATED',
-            deviceId: params.device_id,
-            details: { previous_secret_expires_at: previousExpiresAt.toISOString() },
-          },
-        ],
-        now,
-      );
       reply.header('cache-control', 'no-store');
       return {
         device_id: params.device_id,

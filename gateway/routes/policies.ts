@@ -114,6 +114,9 @@ const notFound = (name: string) => new Problem(404, 'POLICY_NOT_FOUND', `no poli
 const actor = (principal: Principal) =>
   principal.kind === 'user' ? principal.name : principal.deviceId;
 
+/** Any policy change may change any device's fraud rules: cached tags go on every gateway. */
+const FRAUD_RULES_CHANGED = { kind: 'documents' } as const;
+
 /** Register the policy routes. */
 export function registerPolicyRoutes(ctx: GatewayContext): void {
   route(
@@ -130,19 +133,23 @@ export function registerPolicyRoutes(ctx: GatewayContext): void {
     },
     async ({ body, principal }) => {
       try {
-        const policy = await insertPolicy(
-          ctx.store,
-          {
-            policyId: randomUUID(),
-            name: body.name,
-            policyType: body.policy_type,
-            rules: body.rules,
-            ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
-            ...(body.description !== undefined ? { description: body.description } : {}),
-            createdBy: actor(principal),
-          },
-          ctx.now(),
-        );
+        const policy = await ctx.changes.transaction(async (tx, changed) => {
+          const inserted = await insertPolicy(
+            tx,
+            {
+              policyId: randomUUID(),
+              name: body.name,
+              policyType: body.policy_type,
+              rules: body.rules,
+              ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+              ...(body.description !== undefined ? { description: body.description } : {}),
+              createdBy: actor(principal),
+            },
+            ctx.now(),
+          );
+          await changed(FRAUD_RULES_CHANGED);
+          return inserted;
+        });
         return policyJson(policy);
       } catch (error) {
         if (error instanceof ConflictError)
@@ -230,18 +237,22 @@ export function registerPolicyRoutes(ctx: GatewayContext): void {
     },
     async ({ params, body, principal }) => {
       try {
-        const policy = await addPolicyVersion(
-          ctx.store,
-          params.name,
-          {
-            policyId: randomUUID(),
-            rules: body.rules,
-            ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
-            ...(body.description !== undefined ? { description: body.description } : {}),
-            createdBy: actor(principal),
-          },
-          ctx.now(),
-        );
+        const policy = await ctx.changes.transaction(async (tx, changed) => {
+          const added = await addPolicyVersion(
+            tx,
+            params.name,
+            {
+              policyId: randomUUID(),
+              rules: body.rules,
+              ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+              ...(body.description !== undefined ? { description: body.description } : {}),
+              createdBy: actor(principal),
+            },
+            ctx.now(),
+          );
+          if (added) await changed(FRAUD_RULES_CHANGED);
+          return added;
+        });
         if (!policy) throw notFound(params.name);
         return policyJson(policy);
       } catch (error) {
@@ -272,7 +283,11 @@ export function registerPolicyRoutes(ctx: GatewayContext): void {
         response: policyResponse,
       },
       async ({ params }) => {
-        const policy = await setPolicyEnabled(ctx.store, params.name, enabled, ctx.now());
+        const policy = await ctx.changes.transaction(async (tx, changed) => {
+          const set = await setPolicyEnabled(tx, params.name, enabled, ctx.now());
+          if (set) await changed(FRAUD_RULES_CHANGED);
+          return set;
+        });
         if (!policy) throw notFound(params.name);
         return policyJson(policy);
       },
@@ -289,8 +304,12 @@ export function registerPolicyRoutes(ctx: GatewayContext): void {
       params: nameParams,
     },
     async ({ params }) => {
-      if (!(await ctx.store.transaction((tx) => deletePolicy(tx, params.name))))
-        throw notFound(params.name);
+      const deleted = await ctx.changes.transaction(async (tx, changed) => {
+        const gone = await deletePolicy(tx, params.name);
+        if (gone) await changed(FRAUD_RULES_CHANGED);
+        return gone;
+      });
+      if (!deleted) throw notFound(params.name);
       return undefined;
     },
   );

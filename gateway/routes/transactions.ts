@@ -38,7 +38,6 @@ import {
   type NewSafTransaction,
   type SafRecord,
 } from '../../runtime/index.js';
-import { deviceSecrets } from '../auth/deviceSecrets.js';
 import type { GatewayContext } from '../context.js';
 import { route } from '../route.js';
 import {
@@ -126,7 +125,8 @@ export function registerTransactionRoutes(ctx: GatewayContext): void {
     async ({ body, principal }) => {
       // users were refused by the route (no roles); this is a device
       const deviceId = principal.kind === 'device' ? principal.deviceId : '';
-      const secrets = await deviceSecrets(ctx.store, ctx.keys, deviceId, ctx.now());
+      // the secrets that just authenticated the request, from memory (auth/credentialCache.ts)
+      const secrets = await ctx.auth.credentials.secrets(deviceId, ctx.now().getTime());
       const rejected: UploadRejection[] = [];
       const verified: CheckedItem<SafRecord>[] = [];
       for (const [index, raw] of body.records.entries()) {

@@ -118,6 +118,10 @@ export { listCachedWasm, type CachedWasm } from './wasm/listCachedWasm.js';
 export { DEVICE_COLUMNS, type DeviceRecord } from './devices/device.js';
 export { insertDevice, type NewDevice } from './devices/insertDevice.js';
 export { getDevice } from './devices/getDevice.js';
+export {
+  getDeviceCredentials,
+  type SealedDeviceCredentials,
+} from './devices/getDeviceCredentials.js';
 export { listDevices, type DeviceFilter } from './devices/listDevices.js';
 export { updateDevice, type DeviceChanges } from './devices/updateDevice.js';
 export { deleteDevice } from './devices/deleteDevice.js';
@@ -219,11 +223,17 @@ export {
 export { listNewlyDueDevices } from './commands/listNewlyDueDevices.js';
 export {
   COMMANDS_CHANNEL,
-  listenForCommands,
   notifyCommands,
-  type CommandListenerOptions,
+  parseCommandNotification,
   type CommandNotification,
 } from './postgres/commandNotifications.js';
+export {
+  CHANGES_CHANNEL,
+  notifyChange,
+  parseChange,
+  type CacheChange,
+} from './postgres/changeNotifications.js';
+export { listenChannels, type ChannelListenerOptions } from './postgres/listenChannels.js';
 export { rememberNonce } from './nonces/rememberNonce.js';
 export { purgeNonces } from './nonces/purgeNonces.js';
 export {

@@ -1,0 +1,95 @@
+/**
+ * Device credentials held in memory, so that authenticating a device's request needs no
+ * database read: per device, its current secret and the previous one with the end of its
+ * grace period, opened once (the store keeps them sealed).
+ *
+ * Only acceptance is answered from memory. A request the cached secrets refuse — a wrong
+ * signature, a secret rotated on another gateway a moment ago, an unknown device — is
+ * checked again on a fresh read, so a refusal costs one read whether the device exists or
+ * not (timing does not tell), and unknown devices are not kept (random ids cannot push real
+ * devices out).
+ *
+ * Entries are dropped by the change bus when a device is registered, rotated, changed or
+ * deleted (on any gateway), and every entry expires `ttlMs` after the read that filled it
+ * began; while the bus cannot hear other gateways nothing is kept. So a rotated or deleted
+ * device's old secret is accepted here at most for the notification's delay after the
+ * commit, and never longer than `ttlMs`.
+ */
+import { getDeviceCredentials, type CacheChange, type Store } from '../../runtime/index.js';
+import { createInvalidatingCache, type CacheBounds } from '../cache/invalidatingCache.js';
+import type { Keyring } from '../keys.js';
+
+/** The credentials of devices, read through. */
+export interface CredentialCache {
+  /** The secrets `deviceId` may sign with at `nowMs`: none when the device is unknown. */
+  secrets(deviceId: string, nowMs: number): Promise<string[]>;
+  /**
+   * Whether `check` accepts the secrets of `deviceId` at `nowMs`. Secrets held in memory that
+   * `check` refuses are read again first, so only acceptance is answered from memory: a
+   * refusal costs one read whether or not the device exists.
+   */
+  verify(deviceId: string, nowMs: number, check: (secrets: string[]) => boolean): Promise<boolean>;
+  /** Drop what `change` names; everything when undefined. */
+  apply(change: CacheChange | undefined): void;
+}
+
+interface Opened {
+  secret: string | null;
+  previous: string | null;
+  previousExpiresMs: number;
+}
+
+/** A credential cache over `store`, keeping entries while `trusted()`. */
+export function createCredentialCache(
+  store: Store,
+  keys: Keyring,
+  trusted: () => boolean,
+  bounds: CacheBounds = {},
+): CredentialCache {
+  const cache = createInvalidatingCache<Opened>({
+    maxEntries: bounds.maxEntries ?? 100_000,
+    ttlMs: bounds.ttlMs ?? 30_000,
+    trusted,
+  });
+  const read = async (deviceId: string): Promise<Opened | null> => {
+    const sealed = await getDeviceCredentials(store, deviceId);
+    if (!sealed) return null;
+    return {
+      secret: sealed.secretCiphertext === null ? null : keys.open(sealed.secretCiphertext),
+      previous:
+        sealed.previousSecretCiphertext === null || sealed.previousExpiresAt === null
+          ? null
+          : keys.open(sealed.previousSecretCiphertext),
+      previousExpiresMs: sealed.previousExpiresAt?.getTime() ?? 0,
+    };
+  };
+  const readThrough = (deviceId: string) =>
+    cache.fill(
+      deviceId,
+      () => read(deviceId),
+      (opened) => opened ?? undefined, // an unknown device is not kept
+    );
+  const usable = (found: Opened | null, nowMs: number): string[] => {
+    const secrets: string[] = [];
+    if (found?.secret) secrets.push(found.secret);
+    if (found?.previous && found.previousExpiresMs > nowMs) secrets.push(found.previous);
+    return secrets;
+  };
+  return {
+    async secrets(deviceId, nowMs) {
+      return usable(cache.get(deviceId) ?? (await readThrough(deviceId)), nowMs);
+    },
+    async verify(deviceId, nowMs, check) {
+      const found = cache.get(deviceId);
+      if (found === undefined) return check(usable(await readThrough(deviceId), nowMs));
+      if (check(usable(found, nowMs))) return true;
+      // refused from memory: read again, so a secret rotated (or a device registered) on
+      // another gateway is taken before its notification arrives
+      return check(usable(await readThrough(deviceId), nowMs));
+    },
+    apply(change) {
+      if (change === undefined) cache.clear();
+      else if (change.kind === 'devices') change.deviceIds.forEach((id) => cache.invalidate(id));
+    },
+  };
+}

@@ -1,0 +1,351 @@
+/**
+ * What gateways hold in memory about devices — credentials and the ETags of the documents
+ * devices poll — across two gateway processes on one PostgreSQL schema: a rotation,
+ * deletion or type change on one gateway reaches the other's caches within a bound far
+ * below the caches' TTL (so through the change notification, not by expiry); a new layer
+ * or policy published on one is served by the other; a gateway whose LISTEN connection is
+ * lost keeps nothing until it holds again; and an unchanged poll answered from memory runs
+ * no statement but the nonce's. (Devices have no disabled state: deletion is how one is
+ * shut out, and a PATCH of its type is the change of its registry row tested here.)
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
+import { createCredentialCache } from '../../gateway/auth/credentialCache.js';
+import { registerConfigRoutes } from '../../gateway/routes/config.js';
+import { getDeviceSecret, openStore, rotateDeviceSecret, type Store } from '../../runtime/index.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { CLOUD_DIALECTS } from '../support/stores.js';
+
+const postgres = CLOUD_DIALECTS.find((d) => d.name === 'postgres');
+
+/** How soon the other gateway must see a change: far below the caches' 30 s TTL. */
+const BOUND_MS = 2000;
+
+/** Wait until `condition` holds, polling; fails after `timeoutMs`. Returns the time taken. */
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not so after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return Date.now() - started;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', () => {
+  let a: TestGateway;
+  let bStore: Store;
+  let b: Gateway;
+  let bUrl: string;
+  /** Backend process ids of B's pool's connections (its LISTEN connection among them). */
+  const bPids = new Set<number>();
+
+  /** A signed GET as `deviceId` on the gateway at `base`. */
+  const signedGet = (
+    base: string,
+    deviceId: string,
+    secret: string,
+    path: string,
+    headers: Record<string, string> = {},
+  ) =>
+    fetch(`${base}${path}`, {
+      headers: {
+        ...headers,
+        ...deviceAuthHeaders(deviceId, secret, { method: 'GET', pathWithQuery: path, body: '' }),
+      },
+    });
+  const status = async (base: string, deviceId: string, secret: string) =>
+    (await signedGet(base, deviceId, secret, `/api/v1/devices/${deviceId}`)).status;
+  const admin = (path: string, init: RequestInit = {}) => a.asUser(a.adminToken, path, init);
+
+  const register = async (deviceId: string, deviceType = 'pos') => {
+    const res = await admin('/api/v1/devices/register', {
+      method: 'POST',
+      body: json({
+        device_id: deviceId,
+        device_name: deviceId,
+        device_type: deviceType,
+        location: 'lab',
+      }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { device_secret: string }).device_secret;
+  };
+
+  /** Registered, and authenticated on both gateways: both hold its credentials. */
+  const warmDevice = async (deviceId: string) => {
+    const secret = await register(deviceId);
+    expect(await status(a.url, deviceId, secret)).toBe(200);
+    expect(await status(bUrl, deviceId, secret)).toBe(200);
+    return secret;
+  };
+
+  beforeAll(async () => {
+    a = await startTestGateway(postgres!);
+    bStore = await openStore(process.env.DATABASE_URL!, {
+      postgres: { schema: a.handle.location, maxConnections: 4 },
+    });
+    const driver = bStore.driver;
+    if (driver.dialect === 'postgres')
+      driver.pool.on('acquire', (c) =>
+        bPids.add((c as unknown as { processID: number }).processID),
+      );
+    b = await createGateway({
+      store: bStore,
+      keys: a.keys,
+      wasmStorageDir: mkdtempSync(join(tmpdir(), 'saffron-wasm-')),
+    });
+    bUrl = await b.listen(0);
+  });
+  afterAll(async () => {
+    await b.close();
+    await bStore.close();
+    await a.close();
+  });
+
+  it('refuses a rotated secret on the other gateway within the bound', async () => {
+    const old = await warmDevice('cache-rot-1');
+    const res = await admin('/api/v1/devices/cache-rot-1/rotate-secret', {
+      method: 'POST',
+      body: json({ grace_period_seconds: 0 }),
+    });
+    expect(res.status).toBe(200);
+    const fresh = ((await res.json()) as { device_secret: string }).device_secret;
+    // the gateway that rotated refuses at once
+    expect(await status(a.url, 'cache-rot-1', old)).toBe(401);
+    const took = await waitUntil(async () => (await status(bUrl, 'cache-rot-1', old)) === 401);
+    expect(took).toBeLessThan(BOUND_MS);
+    expect(await status(bUrl, 'cache-rot-1', fresh)).toBe(200);
+  });
+
+  it('takes a new secret on the other gateway at once, and the old one during its grace period', async () => {
+    const old = await warmDevice('cache-rot-2');
+    const res = await admin('/api/v1/devices/cache-rot-2/rotate-secret', { method: 'POST' });
+    expect(res.status).toBe(200);
+    const fresh = ((await res.json()) as { device_secret: string }).device_secret;
+    // at once, whether or not B has heard of the rotation (a refusal from memory is read
+    // again: see the next test, which holds the notification back)
+    expect(await status(bUrl, 'cache-rot-2', fresh)).toBe(200);
+    expect(await status(bUrl, 'cache-rot-2', old)).toBe(200);
+  });
+
+  it('answers only acceptance from memory: a refusal is checked on a fresh read', async () => {
+    const old = await register('cache-rot-3');
+    const store = a.handle.store;
+    const cache = createCredentialCache(store, a.keys, () => true);
+    const signs = (secret: string) => (secrets: string[]) => secrets.includes(secret);
+    const now = new Date();
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(old))).toBe(true);
+    // rotated behind the cache's back (as if the notification had not arrived yet)
+    const sealed = await getDeviceSecret(store, 'cache-rot-3');
+    const fresh = 'a-new-secret-for-cache-rot-3';
+    const next = a.keys.seal(fresh);
+    const rotation = { deviceId: 'cache-rot-3', expected: sealed!.secretCiphertext!, next };
+    expect(await rotateDeviceSecret(store, { ...rotation, previousExpiresAt: now }, now)).toBe(
+      true,
+    );
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(true);
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(old))).toBe(false);
+    // what it accepted stays in memory until a notification or the TTL: the row is gone here
+    await store.db.deleteFrom('edge_devices').where('device_id', '=', 'cache-rot-3').execute();
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(true);
+    cache.apply({ kind: 'devices', deviceIds: ['cache-rot-3'] });
+    expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(false);
+  });
+
+  it('refuses a deleted device on the other gateway within the bound', async () => {
+    const secret = await warmDevice('cache-del-1');
+    expect((await admin('/api/v1/devices/cache-del-1', { method: 'DELETE' })).status).toBe(204);
+    expect(await status(a.url, 'cache-del-1', secret)).toBe(401);
+    const took = await waitUntil(async () => (await status(bUrl, 'cache-del-1', secret)) === 401);
+    expect(took).toBeLessThan(BOUND_MS);
+    // registered again under the same id: the new secret is taken at once
+    const again = await register('cache-del-1');
+    expect(await status(bUrl, 'cache-del-1', again)).toBe(200);
+  });
+
+  it('serves a new layer, type or policy on the other gateway after a 304 from its cache', async () => {
+    const secret = await warmDevice('cache-cfg-1');
+    const publish = async (scope: string, key: string, config: unknown) =>
+      expect(
+        (await admin(`/api/v1/config/${scope}/${key}`, { method: 'PUT', body: json(config) }))
+          .status,
+      ).toBe(200);
+    const poll = (path: string, etag?: string) =>
+      signedGet(bUrl, 'cache-cfg-1', secret, path, etag ? { 'if-none-match': etag } : {});
+    const changedWithin = async (path: string, etag: string) => {
+      let body: Record<string, unknown> = {};
+      const took = await waitUntil(async () => {
+        const res = await poll(path, etag);
+        if (res.status === 304) return false;
+        expect(res.status).toBe(200);
+        body = (await res.json()) as Record<string, unknown>;
+        return true;
+      });
+      expect(took).toBeLessThan(BOUND_MS);
+      return body;
+    };
+
+    await publish('fleet', '*', { tip: { enabled: false } });
+    const config = '/api/v1/devices/cache-cfg-1/config';
+    const first = await poll(config);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag')!;
+    expect((await poll(config, etag)).status).toBe(304); // from B's memory from now on
+    expect((await poll(config, etag)).status).toBe(304);
+
+    // a fleet layer published on A
+    await publish('fleet', '*', { tip: { enabled: true } });
+    const fleet = await changedWithin(config, etag);
+    expect(fleet.config).toEqual({ tip: { enabled: true } });
+
+    // the device's type changed on A selects another type layer
+    await publish('device_type', 'kiosk', { receipt: 'short' });
+    const before = (await poll(config)).headers.get('etag')!;
+    expect((await poll(config, before)).status).toBe(304);
+    const patched = await admin('/api/v1/devices/cache-cfg-1', {
+      method: 'PATCH',
+      body: json({ device_type: 'kiosk' }),
+    });
+    expect(patched.status).toBe(200);
+    const typed = await changedWithin(config, before);
+    expect(typed.config).toEqual({ tip: { enabled: true }, receipt: 'short' });
+
+    // a fraud policy created on A
+    const rules = '/api/v1/config/fraud-rules';
+    const noRules = (await poll(rules)).headers.get('etag')!;
+    expect((await poll(rules, noRules)).status).toBe(304);
+    const created = await admin('/api/v1/policies', {
+      method: 'POST',
+      body: json({
+        name: 'cache-velocity',
+        policy_type: 'FRAUD',
+        rules: [{ field: 'amount_minor', op: 'gt', value: 50000, action: 'review' }],
+      }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const fraud = await changedWithin(rules, noRules);
+    expect(fraud.policies).toEqual([{ name: 'cache-velocity', version: 1 }]);
+  });
+
+  it('keeps nothing while its LISTEN connection is lost, and caches again once it is back', async () => {
+    const secret = await warmDevice('cache-lost-1');
+    // B's listening connection: the one of its pool's connections whose last statement is LISTEN
+    const killed = await sql<{ pid: number }>`
+      SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE pid = ANY(${[...bPids]}) AND query LIKE 'LISTEN %'`.execute(a.handle.store.db);
+    expect(killed.rows).toHaveLength(1);
+    await waitUntil(() => Promise.resolve(!b.context.changes.trusted()));
+
+    // a rotation B cannot hear of: it reads through, so it refuses the old secret at once
+    const res = await admin('/api/v1/devices/cache-lost-1/rotate-secret', {
+      method: 'POST',
+      body: json({ grace_period_seconds: 0 }),
+    });
+    expect(res.status).toBe(200);
+    expect(b.context.changes.trusted()).toBe(false);
+    expect(await status(bUrl, 'cache-lost-1', secret)).toBe(401);
+
+    // once LISTEN holds again B trusts its caches, and hears the next rotation
+    await waitUntil(() => Promise.resolve(b.context.changes.trusted()));
+    const fresh = ((await res.json()) as { device_secret: string }).device_secret;
+    expect(await status(bUrl, 'cache-lost-1', fresh)).toBe(200);
+    expect((await admin('/api/v1/devices/cache-lost-1', { method: 'DELETE' })).status).toBe(204);
+    const took = await waitUntil(async () => (await status(bUrl, 'cache-lost-1', fresh)) === 401);
+    expect(took).toBeLessThan(BOUND_MS);
+  });
+});
+
+describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL', () => {
+  let a: TestGateway;
+  let cStore: Store;
+  let c: Gateway;
+  let cUrl: string;
+  /** Every statement C's pool runs (C serves the configuration routes only, no background work). */
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    a = await startTestGateway(postgres!);
+    cStore = await openStore(process.env.DATABASE_URL!, {
+      postgres: { schema: a.handle.location, maxConnections: 2 },
+    });
+    const driver = cStore.driver;
+    if (driver.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected');
+    const counted = new WeakSet<object>();
+    driver.pool.on('acquire', (client) => {
+      if (counted.has(client)) return;
+      counted.add(client);
+      const target = client as unknown as { query: (...args: unknown[]) => unknown };
+      const query = target.query.bind(client);
+      target.query = (...args: unknown[]) => {
+        const first = args[0];
+        statements.push(typeof first === 'string' ? first : (first as { text: string }).text);
+        return query(...args);
+      };
+    });
+    c = await createGateway({
+      store: cStore,
+      keys: a.keys,
+      runtime: a.gateway.context.runtime,
+      routes: [registerConfigRoutes],
+      // the rule list (empty) is read once, not again during the test
+      rateLimits: { ruleRefreshMs: 600_000 },
+      wasmStorageDir: mkdtempSync(join(tmpdir(), 'saffron-wasm-')),
+    });
+    cUrl = await c.listen(0);
+  });
+  afterAll(async () => {
+    await c.close();
+    await cStore.close();
+    await a.close();
+  });
+
+  it("runs no statement but the nonce's for a 304 of the configuration or the fraud rules", async () => {
+    // the registration's notification reaches C after the commit: wait for it, or it could
+    // drop what C's first poll below has just read
+    const heard = new Promise<void>((resolve) =>
+      c.context.changes.onChange((change) => {
+        if (change?.kind === 'devices' && change.deviceIds.includes('cache-sql-1')) resolve();
+      }),
+    );
+    const res = await a.asUser(a.adminToken, '/api/v1/devices/register', {
+      method: 'POST',
+      body: json({
+        device_id: 'cache-sql-1',
+        device_name: 'x',
+        device_type: 'pos',
+        location: 'lab',
+      }),
+    });
+    const { device_secret: secret } = (await res.json()) as { device_secret: string };
+    await heard;
+    for (const path of ['/api/v1/devices/cache-sql-1/config', '/api/v1/config/fraud-rules']) {
+      const poll = (headers: Record<string, string> = {}) =>
+        fetch(`${cUrl}${path}`, {
+          headers: {
+            ...headers,
+            ...deviceAuthHeaders('cache-sql-1', secret, {
+              method: 'GET',
+              pathWithQuery: path,
+              body: '',
+            }),
+          },
+        });
+      statements.length = 0;
+      const first = await poll();
+      expect(first.status).toBe(200);
+      // the counting sees the statements that built the document
+      expect(statements.some((s) => /policies|device_configs/.test(s))).toBe(true);
+      statements.length = 0;
+      const again = await poll({ 'if-none-match': first.headers.get('etag')! });
+      expect(again.status).toBe(304);
+      // the replay check still records the nonce (gateway/auth/nonces.ts); nothing else runs
+      expect(statements.filter((s) => !s.includes('device_request_nonces'))).toEqual([]);
+    }
+  });
+});
