@@ -200,6 +200,14 @@ export {
   type CommandNotification,
 } from './postgres/commandNotifications.js';
 export { rememberNonce } from './nonces/rememberNonce.js';
+export { rememberNonces, type UsedNonce } from './nonces/rememberNonces.js';
+export { listNonces } from './nonces/listNonces.js';
+export {
+  listenForNonces,
+  notifyNonces,
+  NONCES_CHANNEL,
+  type NonceListenerOptions,
+} from './postgres/nonceNotifications.js';
 export { purgeNonces } from './nonces/purgeNonces.js';
 export {
   CANCELLED_ERROR,

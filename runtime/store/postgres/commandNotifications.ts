@@ -8,12 +8,12 @@
  * itself (it already pushed locally). Device ids cannot contain `|` or `,` (see
  * authenticate.ts), and long lists are split to stay under NOTIFY's 8000-byte payload.
  *
- * The listening connection is dedicated; when it breaks it is re-established after a pause
- * and `onReconnect` is called, since notifications sent meanwhile are lost.
+ * The listening connection is dedicated (listenChannel.ts).
  */
 import { sql } from 'kysely';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { StoreHandle } from '../store.js';
+import { listenOnChannel } from './listenChannel.js';
 
 /** The channel command notifications use. */
 export const COMMANDS_CHANNEL = 'saffron_commands';
@@ -61,69 +61,17 @@ export interface CommandListenerOptions {
 }
 
 /** Listen on a dedicated connection; returns a function that stops listening. */
-export async function listenForCommands(
+export function listenForCommands(
   pool: Pool,
   options: CommandListenerOptions,
 ): Promise<() => Promise<void>> {
-  let stopped = false;
-  let client: PoolClient | undefined;
-  let retry: NodeJS.Timeout | undefined;
-
-  const connect = async (): Promise<void> => {
-    const c = await pool.connect();
-    const lost = (error: unknown) => {
-      options.onError(error);
-      if (client !== c) return;
-      client = undefined;
-      c.release(error instanceof Error ? error : true);
-      scheduleReconnect();
-    };
-    c.on('error', lost);
-    client = c;
-    try {
-      const found = await c.query<{ schema: string }>('SELECT current_schema() AS schema');
-      const prefix = `${found.rows[0]?.schema ?? ''}|`;
-      c.on('notification', (message) => {
-        if (message.channel !== COMMANDS_CHANNEL || !message.payload?.startsWith(prefix)) return;
-        const [origin = '', list = ''] = message.payload.slice(prefix.length).split('|');
-        options.onNotify({ origin, deviceIds: list.split(',').filter((id) => id !== '') });
-      });
-      await c.query(`LISTEN ${COMMANDS_CHANNEL}`);
-    } catch (error) {
-      if (client === c) {
-        client = undefined;
-        c.release(error instanceof Error ? error : true);
-      }
-      throw error;
-    }
-  };
-
-  const scheduleReconnect = () => {
-    if (stopped) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect().then(
-        () => options.onReconnect(),
-        (error: unknown) => {
-          options.onError(error);
-          scheduleReconnect();
-        },
-      );
-    }, options.retryMs ?? 1000);
-  };
-
-  await connect();
-  return async () => {
-    stopped = true;
-    if (retry) clearTimeout(retry);
-    const c = client;
-    client = undefined;
-    if (!c) return;
-    try {
-      await c.query(`UNLISTEN ${COMMANDS_CHANNEL}`);
-      c.release();
-    } catch (error) {
-      c.release(error instanceof Error ? error : true);
-    }
-  };
+  return listenOnChannel(pool, COMMANDS_CHANNEL, {
+    onPayload(payload) {
+      const [origin = '', list = ''] = payload.split('|');
+      options.onNotify({ origin, deviceIds: list.split(',').filter((id) => id !== '') });
+    },
+    onReconnect: () => options.onReconnect(),
+    onError: (error) => options.onError(error),
+    ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+  });
 }

@@ -1,0 +1,72 @@
+/**
+ * Nonces one gateway accepted, announced to the others: a gateway answers a device's read
+ * from memory and writes its nonce behind in batches (gateway/auth/nonces.ts); the batch's
+ * transaction also NOTIFYs `saffron_nonces`, so every other gateway learns the nonces at
+ * the batch's commit and refuses their replay from memory too — without a read per request.
+ *
+ * Payload: `schema|origin|device nonce expiry,…` with the expiry in base-36 milliseconds.
+ * Device ids and nonces contain neither `|`, `,` nor spaces (gateway/auth/authenticate.ts),
+ * and long lists are split to stay under NOTIFY's 8000-byte payload.
+ */
+import { sql } from 'kysely';
+import type { Pool } from 'pg';
+import type { UsedNonce } from '../nonces/rememberNonces.js';
+import type { StoreHandle } from '../store.js';
+import { listenOnChannel, type ChannelListenerOptions } from './listenChannel.js';
+
+/** The channel nonce announcements use. */
+export const NONCES_CHANNEL = 'saffron_nonces';
+
+const MAX_PAYLOAD = 7000;
+
+/** Queue an announcement of `nonces` in the caller's transaction (PostgreSQL only). */
+export async function notifyNonces(
+  h: StoreHandle,
+  nonces: readonly UsedNonce[],
+  origin: string,
+): Promise<void> {
+  if (h.dialect !== 'postgres' || nonces.length === 0) return;
+  const chunks: string[] = [];
+  let current = '';
+  for (const n of nonces) {
+    const entry = `${n.deviceId} ${n.nonce} ${n.expiresAt.getTime().toString(36)}`;
+    if (current && current.length + entry.length + 1 > MAX_PAYLOAD) {
+      chunks.push(current);
+      current = '';
+    }
+    current = current ? `${current},${entry}` : entry;
+  }
+  if (current) chunks.push(current);
+  for (const chunk of chunks)
+    await sql`SELECT pg_notify(${NONCES_CHANNEL}, current_schema() || '|' || ${`${origin}|${chunk}`})`.execute(
+      h.db,
+    );
+}
+
+/** Options of {@link listenForNonces}. */
+export interface NonceListenerOptions extends Omit<ChannelListenerOptions, 'onPayload'> {
+  /** Nonces another gateway (`origin`) accepted. */
+  onNonces(origin: string, nonces: UsedNonce[]): void;
+}
+
+/** Listen for announced nonces on a dedicated connection; returns a function that stops. */
+export function listenForNonces(
+  pool: Pool,
+  options: NonceListenerOptions,
+): Promise<() => Promise<void>> {
+  return listenOnChannel(pool, NONCES_CHANNEL, {
+    onPayload(payload) {
+      const [origin = '', list = ''] = payload.split('|');
+      const nonces: UsedNonce[] = [];
+      for (const entry of list.split(',')) {
+        const [deviceId, nonce, expiry] = entry.split(' ');
+        if (!deviceId || !nonce || !expiry) continue;
+        nonces.push({ deviceId, nonce, expiresAt: new Date(parseInt(expiry, 36)) });
+      }
+      options.onNonces(origin, nonces);
+    },
+    onReconnect: () => options.onReconnect(),
+    onError: (error) => options.onError(error),
+    ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+  });
+}
