@@ -60,6 +60,12 @@ export interface GatewayOptions {
   bodyLimit?: number;
   /** Allowed device clock skew (default 300 s). */
   skewMs?: number;
+  /**
+   * Longest wait of a device read's nonce before it is written to the shared table and
+   * announced to the other gateways (default 100 ms): the window in which a read replayed
+   * to another gateway can still be answered.
+   */
+  nonceFlushMs?: number;
   /** Rate limiting: rule refresh, budget reservation size (governance/rateLimiter.ts). */
   rateLimits?: RateLimitOptions;
   /** fastify/pino logger options (default: off). */
@@ -190,7 +196,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       store: options.store,
       keys: options.keys,
       // a timestamp may be up to the skew early or late: a nonce must outlive both
-      nonces: createNonceCache(options.store, 2 * (options.skewMs ?? 300_000)),
+      nonces: createNonceCache(options.store, {
+        windowMs: 2 * (options.skewMs ?? 300_000),
+        ...(options.nonceFlushMs !== undefined ? { flushMs: options.nonceFlushMs } : {}),
+        now: () => now().getTime(),
+        onError: (error) => app.log.warn({ err: error }, 'writing device nonces failed'),
+        onLateReplay: (nonce) =>
+          app.log.warn(
+            { device_id: nonce.deviceId },
+            'a device read was replayed to another gateway within the nonce write-behind window',
+          ),
+      }),
       now,
       skewMs: options.skewMs ?? 300_000,
     },
@@ -215,6 +231,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       .catch((error: unknown) => app.log.warn({ err: error }, 'purging expired nonces failed'));
   }, NONCE_PURGE_INTERVAL_MS).unref();
   closeHooks.push(() => Promise.resolve(clearInterval(purgeNonces)));
+  await context.auth.nonces.start();
+  closeHooks.push(() => context.auth.nonces.close());
   registerCoreRoutes(context, options.version ?? '0.0.0');
   for (const module of options.routes ?? ALL_ROUTES) await module(context);
 
