@@ -15,8 +15,14 @@
  * cap. A socket above the cap on which no write has completed for `backpressureGraceMs`
  * (the device stopped reading) is closed with 1013, then terminated if the close cannot get
  * through. So memory per connection is bounded by the cap plus one delivery batch.
+ *
+ * Proof: a socket upgraded without a nonce starts unproven (frames.ts): it is sent a
+ * challenge and nothing else happens — no presence, no command, no last_seen — until its
+ * hello carries a valid proof. Only then is the connection recorded and the session handed
+ * to the hub, so a replayed upgrade can neither mark the device online nor displace its
+ * real session.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { applyDeviceEvent, devEvents } from '../../actors/index.js';
 import {
@@ -24,7 +30,10 @@ import {
   redeliverCommands,
   type CommandActor,
   type CommandRecord,
+  verifySocketProof,
+  SOCKET_PROOF_VERSION,
 } from '../../runtime/index.js';
+import { verifyDeviceSecret } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
 import { jsonDepth, MAX_DEPTH } from '../jsonBody.js';
 import { toProblem } from '../problem.js';
@@ -51,8 +60,13 @@ export interface DeviceSession {
   idle(): boolean;
   /** Push a command created DELIVERED for this device (a lost push is redelivered later). */
   pushDelivered(command: CommandRecord): void;
-  /** The periodic check: heartbeat, silence, back-pressure. True when `last_seen` is due. */
+  /**
+   * The periodic check: heartbeat, silence, back-pressure — or, before the proof, its
+   * deadline only. True when `last_seen` is due.
+   */
   tick(nowMs: number): boolean;
+  /** Whether the device has proven itself (or came by the deprecated nonce upgrade). */
+  proven(): boolean;
   /** Close with `code` (and terminate if that does not complete within a tick). */
   close(code: number, reason: string): void;
   /** Drop the connection at once. */
@@ -66,6 +80,13 @@ export interface SessionDeps {
   /** Who delivers commands, for the audit trail. */
   actor: CommandActor;
   sourceIp: string | null;
+  /**
+   * Challenge the socket and require a proof in the hello (an upgrade without a nonce).
+   * Without it the session counts as proven at once (the deprecated nonce upgrade).
+   */
+  challenge?: boolean;
+  /** The device proved itself (called once, before its connection is recorded). */
+  onProven(session: DeviceSession): void;
   /** The session ended (called once, before its disconnect is recorded). */
   onEnd(session: DeviceSession): void;
   /** The handshake is over: the connection is recorded, or the socket ended first. */
@@ -85,6 +106,10 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       log.error({ err: error, device_id: deviceId }, 'device session work failed');
     }));
 
+  const openedAt = nowMs();
+  // the challenge of an upgrade without a nonce; undefined once proven (or never asked)
+  let challenge = deps.challenge ? randomBytes(32).toString('base64url') : undefined;
+  let connected = false; // the connection is recorded (so its end is recorded too)
   let ready = false; // the device said hello
   let over = false; // the socket has ended
   let wantDelivery = false;
@@ -164,7 +189,36 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     }
   };
 
-  const hello = async () => {
+  const connect = async () => {
+    deps.onProven(session);
+    try {
+      await applyDeviceEvent(ctx.store, deviceId, devEvents.connected(id), ctx.now());
+      connected = true;
+    } finally {
+      deps.onConnected?.();
+    }
+  };
+
+  /** Check the hello's proof; false (and the socket closing) when it fails. */
+  const prove = async (proof: string | undefined): Promise<boolean> => {
+    const asked = challenge;
+    if (asked === undefined) return true;
+    const valid =
+      proof !== undefined &&
+      (await verifyDeviceSecret(ctx.auth, deviceId, ctx.now(), (secret) =>
+        verifySocketProof(secret, deviceId, asked, proof),
+      ));
+    if (!valid || over) {
+      session.close(CLOSE.badProof, 'the hello must carry a valid proof of the challenge');
+      return false;
+    }
+    challenge = undefined;
+    await connect();
+    return true;
+  };
+
+  const hello = async (frame: Extract<InboundFrame, { type: 'hello' }>) => {
+    if (!(await prove(frame.proof))) return;
     send({
       type: 'welcome',
       session_id: id,
@@ -234,9 +288,11 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       );
     badFrames = 0;
     const frame = parsed.data;
+    if (challenge !== undefined && frame.type === 'ack')
+      return bad('PROOF_REQUIRED', 'say hello with the proof of the challenge first');
     switch (frame.type) {
       case 'hello':
-        return hello();
+        return hello(frame);
       case 'ack':
         return ack(frame);
       case 'heartbeat':
@@ -262,10 +318,16 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       delivering = true; // claimed now, so wakes meanwhile only set wantDelivery
       void serial(deliverExclusively);
     },
+    proven: () => challenge === undefined,
     tick(now) {
       if (over) return false;
       if (closingSince !== undefined) {
         if (now - closingSince >= settings.heartbeatIntervalMs) socket.terminate();
+        return false;
+      }
+      if (challenge !== undefined) {
+        if (now - openedAt >= settings.proofTimeoutMs)
+          session.close(CLOSE.proofTimeout, 'no proof of the challenge in time');
         return false;
       }
       if (now - heardAt > settings.missedHeartbeats * settings.heartbeatIntervalMs) {
@@ -321,11 +383,11 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     deps.onConnected?.();
     deps.onEnd(session);
     void serial(async () => {
-      await applyDeviceEvent(ctx.store, deviceId, devEvents.disconnected(id), ctx.now());
+      if (connected)
+        await applyDeviceEvent(ctx.store, deviceId, devEvents.disconnected(id), ctx.now());
     }).then(resolveEnded);
   });
-  void serial(async () => {
-    await applyDeviceEvent(ctx.store, deviceId, devEvents.connected(id), ctx.now());
-  }).finally(() => deps.onConnected?.());
+  if (challenge === undefined) void serial(connect);
+  else send({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION });
   return session;
 }

@@ -1,9 +1,15 @@
 /**
  * `GET /api/v1/devices/{id}/ws`: the device's WebSocket (protocol: link/frames.ts). The
- * upgrade request is authenticated like any device request — the device signs
- * `GET \n /api/v1/devices/{id}/ws \n timestamp \n nonce \n sha256("")` — before the
- * upgrade happens: bad or missing credentials are a 401 and another device's socket a 403,
- * as problem+json on the HTTP response, and no socket is opened. A plain GET is a 426.
+ * upgrade request is signed like any device request but without a nonce — the device signs
+ * `GET \n /api/v1/devices/{id}/ws \n timestamp \n (empty) \n sha256("")` — and checked
+ * before the upgrade happens: bad or missing credentials are a 401 and another device's
+ * socket a 403, as problem+json on the HTTP response, and no socket is opened. A plain GET
+ * is a 426. The signature only turns strangers away cheaply, writing nothing: freshness is
+ * proven on the socket, whose first frame is a challenge the device must answer.
+ *
+ * Deprecated, for one release: an upgrade with `X-Saffron-Nonce` is checked the old way —
+ * its nonce recorded in the shared table before the upgrade is answered — and its socket is
+ * not challenged.
  *
  * Admission: a gateway carries at most `maxPendingHandshakes` handshakes at once (link/
  * settings.ts); beyond that an upgrade is a 503 GATEWAY_BUSY with a `Retry-After` of 1–5 s,
@@ -26,7 +32,10 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 /** Register the device socket route on `hub`. */
 export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void {
   const url = '/api/v1/devices/:id/ws';
-  const devices = new WeakMap<FastifyRequest, { deviceId: string; release: () => void }>();
+  const devices = new WeakMap<
+    FastifyRequest,
+    { deviceId: string; release: () => void; challenge: boolean }
+  >();
   const refused = new Counter({
     name: 'saffron_device_handshakes_refused_total',
     help: 'device socket upgrades answered 503 because too many handshakes were in progress',
@@ -57,20 +66,22 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
         );
       }
       try {
+        const nonce = header(request, 'x-saffron-nonce');
         const principal = await authenticate(ctx.auth, {
           authorization: request.headers.authorization,
           timestamp: header(request, 'x-saffron-timestamp'),
-          nonce: header(request, 'x-saffron-nonce'),
+          nonce,
           method: request.method,
           pathWithQuery: request.url,
           body: '',
+          replay: nonce === undefined ? 'challenge' : 'strict',
         });
         const { id } = request.params as { id: string };
         // an upgrade is a request like any other: rate-limit rules count it (reconnect storms)
         await ctx.rateLimits.enforce(principal, request, reply);
         if (principal.kind !== 'device' || principal.deviceId !== id)
           throw new Problem(403, 'FORBIDDEN', 'only the device itself may open its socket');
-        devices.set(request, { deviceId: id, release });
+        devices.set(request, { deviceId: id, release, challenge: nonce === undefined });
       } catch (error) {
         release();
         throw error;
@@ -88,7 +99,7 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
     wsHandler: (socket, request) => {
       const admitted = devices.get(request);
       if (admitted === undefined) return socket.terminate(); // unreachable: preValidation ran
-      hub.accept(socket, admitted.deviceId, request.ip, admitted.release);
+      hub.accept(socket, admitted.deviceId, request.ip, admitted.release, admitted.challenge);
     },
   });
 }
