@@ -1,8 +1,9 @@
 /**
  * Admission of device socket handshakes (PostgreSQL): a gateway carries at most
  * `maxPendingHandshakes` handshakes at once — from the upgrade until the device's connection
- * is recorded. The test holds one handshake open by locking its device's row from another
- * connection, so the next device's upgrade meets a full gateway: 503 GATEWAY_BUSY with a
+ * is recorded, which happens once its socket has proven itself. The test holds one handshake
+ * open (its device not yet answering the challenge, and its device's row locked from another
+ * connection so recording would wait), so the next device's upgrade meets a full gateway: 503 GATEWAY_BUSY with a
  * jittered Retry-After and no database work; the edge agent's socket link waits at least
  * that long before it tries again. Once the first handshake completes, devices get in.
  */
@@ -69,7 +70,8 @@ describe.runIf(postgres)('device handshake admission on PostgreSQL', () => {
 
   it('answers 503 with Retry-After while the gateway is full, then lets devices in', async () => {
     const unlock = await holdDeviceRow('hs-1');
-    // hs-1's upgrade succeeds, but recording its connection waits for the row: it holds the slot
+    // hs-1's upgrade succeeds, but it has not proven itself (nor could its connection be
+    // recorded while the row is locked): it holds the slot
     const first = await connectDevice(gw.url, 'hs-1', secrets['hs-1']!);
     const path = '/api/v1/devices/hs-2/ws';
     const busy = await refusedUpgrade(gw.url, path, socketHeaders('hs-2', secrets['hs-2']!));
