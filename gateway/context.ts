@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Runtime } from '../actors/index.js';
-import type { Store } from '../runtime/index.js';
+import type { ChannelListener, Store } from '../runtime/index.js';
 import type { AuthDeps } from './auth/authenticate.js';
 import type { Keyring } from './keys.js';
 import type { RateLimiter } from './governance/rateLimiter.js';
@@ -29,4 +29,9 @@ export interface GatewayContext {
   commandEvents: CommandEvents;
   /** Rate-limit rules, enforced after authentication on every route (governance/rateLimiter.ts). */
   rateLimits: RateLimiter;
+  /**
+   * The gateway's one LISTEN connection, shared by its channels (command pushes, nonce
+   * announcements); PostgreSQL only — PGlite is one process.
+   */
+  listener?: ChannelListener;
 }

@@ -12,7 +12,7 @@ import Fastify, {
 } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { createRuntime, type Runtime } from '../actors/index.js';
-import { wasmStorageDir, type Store } from '../runtime/index.js';
+import { createChannelListener, wasmStorageDir, type Store } from '../runtime/index.js';
 import { createNonceCache } from './auth/nonces.js';
 import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
 import type { GatewayContext } from './context.js';
@@ -182,6 +182,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       onSettled: workflowWebhookHook(now),
     });
   const closeHooks: (() => Promise<void>)[] = [];
+  const driver = options.store.driver;
+  const listener =
+    driver.dialect === 'postgres'
+      ? createChannelListener(driver.pool, {
+          onError: (error) => app.log.warn({ err: error }, 'notification connection lost'),
+        })
+      : undefined;
+  // closed last (hooks run in reverse), once its channels have stopped
+  if (listener) closeHooks.push(() => listener.close());
   const context: GatewayContext = {
     app,
     store: options.store,
@@ -197,6 +206,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       keys: options.keys,
       // a timestamp may be up to the skew early or late: a nonce must outlive both
       nonces: createNonceCache(options.store, {
+        ...(listener ? { listener } : {}),
         windowMs: 2 * (options.skewMs ?? 300_000),
         ...(options.nonceFlushMs !== undefined ? { flushMs: options.nonceFlushMs } : {}),
         now: () => now().getTime(),
@@ -214,6 +224,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),
+    ...(listener ? { listener } : {}),
     rateLimits: createRateLimiter(
       {
         store: options.store,

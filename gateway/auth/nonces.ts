@@ -22,6 +22,7 @@ import {
   purgeNonces,
   rememberNonce,
   rememberNonces,
+  type ChannelListener,
   type Store,
   type UsedNonce,
 } from '../../runtime/index.js';
@@ -64,6 +65,8 @@ export interface NonceCacheOptions {
   flushMs?: number;
   /** Nonces written at once; a full batch is written without waiting (500). */
   maxBatch?: number;
+  /** Where other gateways' announcements arrive (PostgreSQL); without it every nonce is strict. */
+  listener?: ChannelListener;
   /** The current time (for batch writes). */
   now?: () => number;
   /** A batch could not be written (it is retried with the next one). */
@@ -119,7 +122,6 @@ export function createNonceCache(store: Store, options: NonceCacheOptions): Nonc
   const now = options.now ?? Date.now;
   const origin = randomUUID();
   const local = createLocalNonces(windowMs);
-  const pool = store.driver.dialect === 'postgres' ? store.driver.pool : undefined;
   // reads may be answered from memory only while this gateway hears every announcement
   let announced = false;
   let unlisten: (() => Promise<void>) | undefined;
@@ -174,18 +176,16 @@ export function createNonceCache(store: Store, options: NonceCacheOptions): Nonc
     },
     knows: (deviceId, nonce, nowMs) => local.has(deviceId, nonce, nowMs),
     async start() {
-      if (!pool || unlisten) return;
-      unlisten = await listenForNonces(pool, {
+      if (!options.listener || unlisten) return;
+      unlisten = await listenForNonces(options.listener, {
         onNonces(from, nonces) {
           if (from === origin) return;
           for (const n of nonces) local.add(n.deviceId, n.nonce, n.expiresAt.getTime());
         },
         onReconnect() {
+          // announcements were lost while the connection was down: strict until reloaded
+          announced = false;
           load().catch((error: unknown) => options.onError?.(error));
-        },
-        onError(error) {
-          announced = false; // announcements may be lost until the reload
-          options.onError?.(error);
         },
       });
       await load();

@@ -248,14 +248,12 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     pushDelivered,
     sweep,
     async start() {
-      const driver = ctx.store.driver;
-      if (driver.dialect === 'postgres')
-        unlisten = await listenForCommands(driver.pool, {
+      if (ctx.listener)
+        unlisten = await listenForCommands(ctx.listener, {
           onNotify: ({ origin, deviceIds }) => {
             if (origin !== nodeId) deviceIds.forEach(wake);
           },
           onReconnect: () => sessions.forEach((s) => s.wake()),
-          onError: (error) => log.warn({ err: error }, 'command notifications: connection lost'),
         });
       timers = [
         setInterval(tick, settings.heartbeatIntervalMs),

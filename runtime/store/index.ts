@@ -203,6 +203,12 @@ export { rememberNonce } from './nonces/rememberNonce.js';
 export { rememberNonces, type UsedNonce } from './nonces/rememberNonces.js';
 export { listNonces } from './nonces/listNonces.js';
 export {
+  createChannelListener,
+  type ChannelHandlers,
+  type ChannelListener,
+  type ChannelListenerOptions,
+} from './postgres/listenChannel.js';
+export {
   listenForNonces,
   notifyNonces,
   NONCES_CHANNEL,

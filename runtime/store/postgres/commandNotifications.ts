@@ -8,12 +8,11 @@
  * itself (it already pushed locally). Device ids cannot contain `|` or `,` (see
  * authenticate.ts), and long lists are split to stay under NOTIFY's 8000-byte payload.
  *
- * The listening connection is dedicated (listenChannel.ts).
+ * The listening connection is shared with the process's other channels (listenChannel.ts).
  */
 import { sql } from 'kysely';
-import type { Pool } from 'pg';
 import type { StoreHandle } from '../store.js';
-import { listenOnChannel } from './listenChannel.js';
+import type { ChannelListener } from './listenChannel.js';
 
 /** The channel command notifications use. */
 export const COMMANDS_CHANNEL = 'saffron_commands';
@@ -54,24 +53,18 @@ export interface CommandListenerOptions {
   onNotify(notification: CommandNotification): void;
   /** The connection was re-established; notifications may have been missed. */
   onReconnect(): void;
-  /** A connection problem (logged by the caller). */
-  onError(error: unknown): void;
-  /** Pause before reconnecting (default 1000 ms). */
-  retryMs?: number;
 }
 
-/** Listen on a dedicated connection; returns a function that stops listening. */
+/** Listen for command notifications on `listener`; returns a function that stops. */
 export function listenForCommands(
-  pool: Pool,
+  listener: ChannelListener,
   options: CommandListenerOptions,
 ): Promise<() => Promise<void>> {
-  return listenOnChannel(pool, COMMANDS_CHANNEL, {
+  return listener.listen(COMMANDS_CHANNEL, {
     onPayload(payload) {
       const [origin = '', list = ''] = payload.split('|');
       options.onNotify({ origin, deviceIds: list.split(',').filter((id) => id !== '') });
     },
     onReconnect: () => options.onReconnect(),
-    onError: (error) => options.onError(error),
-    ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
   });
 }

@@ -9,10 +9,9 @@
  * and long lists are split to stay under NOTIFY's 8000-byte payload.
  */
 import { sql } from 'kysely';
-import type { Pool } from 'pg';
 import type { UsedNonce } from '../nonces/rememberNonces.js';
 import type { StoreHandle } from '../store.js';
-import { listenOnChannel, type ChannelListenerOptions } from './listenChannel.js';
+import type { ChannelListener } from './listenChannel.js';
 
 /** The channel nonce announcements use. */
 export const NONCES_CHANNEL = 'saffron_nonces';
@@ -44,17 +43,19 @@ export async function notifyNonces(
 }
 
 /** Options of {@link listenForNonces}. */
-export interface NonceListenerOptions extends Omit<ChannelListenerOptions, 'onPayload'> {
+export interface NonceListenerOptions {
   /** Nonces another gateway (`origin`) accepted. */
   onNonces(origin: string, nonces: UsedNonce[]): void;
+  /** The connection was re-established; announcements may have been missed. */
+  onReconnect(): void;
 }
 
-/** Listen for announced nonces on a dedicated connection; returns a function that stops. */
+/** Listen for announced nonces on `listener`; returns a function that stops. */
 export function listenForNonces(
-  pool: Pool,
+  listener: ChannelListener,
   options: NonceListenerOptions,
 ): Promise<() => Promise<void>> {
-  return listenOnChannel(pool, NONCES_CHANNEL, {
+  return listener.listen(NONCES_CHANNEL, {
     onPayload(payload) {
       const [origin = '', list = ''] = payload.split('|');
       const nonces: UsedNonce[] = [];
@@ -66,7 +67,5 @@ export function listenForNonces(
       options.onNonces(origin, nonces);
     },
     onReconnect: () => options.onReconnect(),
-    onError: (error) => options.onError(error),
-    ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
   });
 }
