@@ -247,6 +247,40 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
     expect(await deviceRow('rp-ws')).toEqual(before);
   });
 
+  it("takes a proof under a rotation's previous secret during its grace period, not after", async () => {
+    const previous = secrets['rp-ws']!;
+    const current = 'rotated-secret-0123456789abcdefghijklmnop';
+    const rotate = (graceEnds: Date) =>
+      a.handle.store.db
+        .updateTable('edge_devices')
+        .set({
+          secret_ciphertext: a.keys.seal(current),
+          previous_secret_ciphertext: a.keys.seal(previous),
+          previous_secret_expires_at: a.handle.store.codec.time(graceEnds),
+        })
+        .where('device_id', '=', 'rp-ws')
+        .execute();
+    const upgrade = () => socketHeaders('rp-ws', current);
+    await rotate(new Date(Date.now() + 60_000));
+    const during = await connectDevice(a.url, 'rp-ws', previous, new Date(), {
+      headers: upgrade(),
+    });
+    during.send({ type: 'hello' }); // proven with the previous secret
+    expect(await during.next('welcome')).toMatchObject({ type: 'welcome' });
+    await during.close();
+    await rotate(new Date(Date.now() - 1));
+    const after = await connectDevice(a.url, 'rp-ws', previous, new Date(), { headers: upgrade() });
+    after.send({ type: 'hello' });
+    expect((await after.closed).code).toBe(4003);
+    const withCurrent = await connectDevice(a.url, 'rp-ws', current, new Date(), {
+      headers: upgrade(),
+    });
+    withCurrent.send({ type: 'hello' });
+    expect(await withCurrent.next('welcome')).toMatchObject({ type: 'welcome' });
+    await withCurrent.close();
+    secrets['rp-ws'] = current;
+  });
+
   it('still takes the deprecated nonce upgrade with a plain hello, once', async () => {
     const path = '/api/v1/devices/rp-legacy/ws';
     const headers = legacySocketHeaders('rp-legacy', secrets['rp-legacy']!, path);
