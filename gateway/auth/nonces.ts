@@ -11,7 +11,15 @@
  * per `flushMs` or `maxBatch` nonces, whose transaction also announces the nonces to every
  * other gateway (NOTIFY), which then refuses them from memory. A gateway loads the
  * unexpired nonces when it starts and after its notification connection comes back, and
- * checks reads strictly until then, so an announcement it missed cannot open a gap. On
+ * checks reads strictly until then, so an announcement it missed cannot open a gap.
+ *
+ * A notification connection can also lag or die silently. PostgreSQL delivers
+ * notifications in commit order, so a gateway that hears its own announcement back has
+ * heard every one committed before it; each gateway therefore announces at least every
+ * quarter of `livenessMs` (an empty batch when idle) and answers reads from memory only
+ * while it has heard back one it sent within the last `livenessMs` — else strictly. So a
+ * read answered at t is refused everywhere from t + flushMs + livenessMs (+ the batch's
+ * statement) on, whatever the connections do; normally from t + flushMs + a few ms. On
  * PGlite (one process, no notifications to another gateway) every nonce is strict.
  */
 import { randomUUID } from 'node:crypto';
@@ -65,6 +73,11 @@ export interface NonceCacheOptions {
   flushMs?: number;
   /** Nonces written at once; a full batch is written without waiting (500). */
   maxBatch?: number;
+  /**
+   * Reads are answered from memory only while an announcement this gateway sent within
+   * this long has come back to it (2000 ms); idle, it announces an empty batch every quarter.
+   */
+  livenessMs?: number;
   /** Where other gateways' announcements arrive (PostgreSQL); without it every nonce is strict. */
   listener?: ChannelListener;
   /** The current time (for batch writes). */
@@ -118,7 +131,7 @@ export function createLocalNonces(windowMs: number) {
 
 /** A nonce cache shared through `store` by every gateway on the same database. */
 export function createNonceCache(store: Store, options: NonceCacheOptions): NonceCache {
-  const { windowMs, flushMs = 100, maxBatch = 500 } = options;
+  const { windowMs, flushMs = 100, maxBatch = 500, livenessMs = 2_000 } = options;
   const now = options.now ?? Date.now;
   const origin = randomUUID();
   const local = createLocalNonces(windowMs);
@@ -128,28 +141,48 @@ export function createNonceCache(store: Store, options: NonceCacheOptions): Nonc
   let queue: UsedNonce[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
+  let heartbeat: NodeJS.Timeout | undefined;
+  // own announcements: sequence → when sent (monotonic ms); the latest heard back
+  let sequence = 0;
+  const sent = new Map<number, number>();
+  let sentAt = -Infinity;
+  let heardAt = -Infinity;
+  const clock = () => performance.now();
+  const hearing = () => announced && clock() - heardAt <= livenessMs;
+  const heard = (seq: number) => {
+    for (const [s, at] of sent) {
+      if (s > seq) break;
+      heardAt = Math.max(heardAt, at);
+      sent.delete(s);
+    }
+  };
 
-  const write = async () => {
+  /** Write the queue; with `announce`, send an announcement even when it is empty. */
+  const write = async (announce: boolean) => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     const batch = queue;
     queue = [];
-    if (batch.length === 0) return;
+    if (batch.length === 0 && !announce) return;
     const at = now();
+    const seq = ++sequence;
+    // taken before the statement: hearing it back means all committed before this moment arrived
+    if (options.listener) sent.set(seq, (sentAt = clock()));
     try {
       const taken = await store.transaction(async (tx) => {
         const recorded = await rememberNonces(tx, batch, new Date(at));
-        await notifyNonces(tx, batch, origin);
+        if (options.listener) await notifyNonces(tx, batch, origin, seq);
         return recorded;
       });
       for (const nonce of taken) options.onLateReplay?.(nonce);
     } catch (error) {
+      sent.delete(seq);
       options.onError?.(error);
       queue = [...batch.filter((n) => n.expiresAt.getTime() > at), ...queue];
       schedule();
     }
   };
-  const flush = () => (writing = writing.then(write));
+  const flush = (announce = false) => (writing = writing.then(() => write(announce)));
   const schedule = () => {
     if (queue.length >= maxBatch) void flush();
     else if (timer === undefined && queue.length > 0) {
@@ -168,7 +201,7 @@ export function createNonceCache(store: Store, options: NonceCacheOptions): Nonc
     remember(deviceId, nonce, nowMs, check) {
       if (!local.remember(deviceId, nonce, nowMs)) return false;
       const expiresAt = new Date(nowMs + windowMs);
-      if (check === 'strict' || !announced)
+      if (check === 'strict' || !hearing())
         return rememberNonce(store, deviceId, nonce, new Date(nowMs), expiresAt);
       queue.push({ deviceId, nonce, expiresAt });
       schedule();
@@ -178,8 +211,8 @@ export function createNonceCache(store: Store, options: NonceCacheOptions): Nonc
     async start() {
       if (!options.listener || unlisten) return;
       unlisten = await listenForNonces(options.listener, {
-        onNonces(from, nonces) {
-          if (from === origin) return;
+        onNonces(from, seq, nonces) {
+          if (from === origin) return heard(seq);
           for (const n of nonces) local.add(n.deviceId, n.nonce, n.expiresAt.getTime());
         },
         onReconnect() {
@@ -189,10 +222,16 @@ export function createNonceCache(store: Store, options: NonceCacheOptions): Nonc
         },
       });
       await load();
+      await flush(true);
+      heartbeat = setInterval(() => {
+        if (clock() - sentAt >= livenessMs / 4) void flush(true);
+      }, livenessMs / 4);
+      heartbeat.unref();
     },
-    flush,
+    flush: () => flush(),
     async close() {
       announced = false;
+      clearInterval(heartbeat);
       const stop = unlisten;
       unlisten = undefined;
       await stop?.();

@@ -4,7 +4,9 @@
  * transaction also NOTIFYs `saffron_nonces`, so every other gateway learns the nonces at
  * the batch's commit and refuses their replay from memory too — without a read per request.
  *
- * Payload: `schema|origin|device nonce expiry,…` with the expiry in base-36 milliseconds.
+ * Payload: `schema|origin|sequence|device nonce expiry,…` with the sequence and the expiry in
+ * base 36 (milliseconds); the list may be empty (a gateway's sign of life: it listens for its
+ * own announcements to know its connection keeps up).
  * Device ids and nonces contain neither `|`, `,` nor spaces (gateway/auth/authenticate.ts),
  * and long lists are split to stay under NOTIFY's 8000-byte payload.
  */
@@ -18,13 +20,14 @@ export const NONCES_CHANNEL = 'saffron_nonces';
 
 const MAX_PAYLOAD = 7000;
 
-/** Queue an announcement of `nonces` in the caller's transaction (PostgreSQL only). */
+/** Queue announcement `sequence` of `nonces` in the caller's transaction (PostgreSQL only). */
 export async function notifyNonces(
   h: StoreHandle,
   nonces: readonly UsedNonce[],
   origin: string,
+  sequence: number,
 ): Promise<void> {
-  if (h.dialect !== 'postgres' || nonces.length === 0) return;
+  if (h.dialect !== 'postgres') return;
   const chunks: string[] = [];
   let current = '';
   for (const n of nonces) {
@@ -35,17 +38,17 @@ export async function notifyNonces(
     }
     current = current ? `${current},${entry}` : entry;
   }
-  if (current) chunks.push(current);
+  chunks.push(current); // the last one, perhaps empty
   for (const chunk of chunks)
-    await sql`SELECT pg_notify(${NONCES_CHANNEL}, current_schema() || '|' || ${`${origin}|${chunk}`})`.execute(
+    await sql`SELECT pg_notify(${NONCES_CHANNEL}, current_schema() || '|' || ${`${origin}|${sequence.toString(36)}|${chunk}`})`.execute(
       h.db,
     );
 }
 
 /** Options of {@link listenForNonces}. */
 export interface NonceListenerOptions {
-  /** Nonces another gateway (`origin`) accepted. */
-  onNonces(origin: string, nonces: UsedNonce[]): void;
+  /** Nonces gateway `origin` accepted, in its announcement `sequence`. */
+  onNonces(origin: string, sequence: number, nonces: UsedNonce[]): void;
   /** The connection was re-established; announcements may have been missed. */
   onReconnect(): void;
 }
@@ -57,14 +60,14 @@ export function listenForNonces(
 ): Promise<() => Promise<void>> {
   return listener.listen(NONCES_CHANNEL, {
     onPayload(payload) {
-      const [origin = '', list = ''] = payload.split('|');
+      const [origin = '', sequence = '', list = ''] = payload.split('|');
       const nonces: UsedNonce[] = [];
       for (const entry of list.split(',')) {
         const [deviceId, nonce, expiry] = entry.split(' ');
         if (!deviceId || !nonce || !expiry) continue;
         nonces.push({ deviceId, nonce, expiresAt: new Date(parseInt(expiry, 36)) });
       }
-      options.onNonces(origin, nonces);
+      options.onNonces(origin, parseInt(sequence, 36), nonces);
     },
     onReconnect: () => options.onReconnect(),
   });
