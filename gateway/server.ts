@@ -66,6 +66,12 @@ export interface GatewayOptions {
    * to another gateway can still be answered.
    */
   nonceFlushMs?: number;
+  /**
+   * Reads are answered from memory only while the gateway hears back, within this long, an
+   * announcement it sent (default 2000 ms); else they are checked strictly. With the flush
+   * interval it bounds the cross-gateway replay window of a read.
+   */
+  nonceLivenessMs?: number;
   /** Rate limiting: rule refresh, budget reservation size (governance/rateLimiter.ts). */
   rateLimits?: RateLimitOptions;
   /** fastify/pino logger options (default: off). */
@@ -209,6 +215,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         ...(listener ? { listener } : {}),
         windowMs: 2 * (options.skewMs ?? 300_000),
         ...(options.nonceFlushMs !== undefined ? { flushMs: options.nonceFlushMs } : {}),
+        ...(options.nonceLivenessMs !== undefined ? { livenessMs: options.nonceLivenessMs } : {}),
         now: () => now().getTime(),
         onError: (error) => app.log.warn({ err: error }, 'writing device nonces failed'),
         onLateReplay: (nonce) =>

@@ -55,6 +55,11 @@ export interface NonceCache {
    * another gateway did. Changes nothing.
    */
   knows(deviceId: string, nonce: string, nowMs: number): boolean;
+  /**
+   * Whether reads are answered from memory now: this gateway has loaded the shared nonces
+   * and hears its own announcements back in time. Otherwise they are checked strictly.
+   */
+  readsFromMemory(): boolean;
   /** Listen for other gateways' nonces and load the unexpired ones (PostgreSQL). */
   start(): Promise<void>;
   /** Write the nonces waiting to be written behind now. */
@@ -208,6 +213,7 @@ export function createNonceCache(store: Store, options: NonceCacheOptions): Nonc
       return true;
     },
     knows: (deviceId, nonce, nowMs) => local.has(deviceId, nonce, nowMs),
+    readsFromMemory: hearing,
     async start() {
       if (!options.listener || unlisten) return;
       unlisten = await listenForNonces(options.listener, {

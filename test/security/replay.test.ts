@@ -178,6 +178,32 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
     }
   });
 
+  it('checks reads strictly once it stops hearing its own announcements', async () => {
+    const c = await createGateway({
+      store: a.handle.store,
+      keys: a.keys,
+      routes: [registerDeviceRoutes],
+      nonceFlushMs: FLUSH_MS,
+      nonceLivenessMs: 400,
+    });
+    try {
+      const cUrl = await c.listen(0);
+      const nonces = c.context.auth.nonces;
+      await vi.waitFor(() => expect(nonces.readsFromMemory()).toBe(true));
+      // its notification connection goes quiet without an error, as a half-open one would
+      await c.context.listener!.close();
+      await vi.waitFor(() => expect(nonces.readsFromMemory()).toBe(false), { timeout: 2_000 });
+      const read = capture('rp-rest', 'GET', '/api/v1/devices/rp-rest');
+      expect((await read(a.url)).status).toBe(200);
+      await a.gateway.context.auth.nonces.flush();
+      // it never heard of the read, but the shared table it now checks has it
+      const replay = await read(cUrl);
+      expect([replay.status, await codeOf(replay)]).toEqual([401, 'REPLAYED_REQUEST']);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('gives a replayed socket upgrade no session, on either gateway, and displaces no one', async () => {
     const path = '/api/v1/devices/rp-ws/ws';
     const captured = socketHeaders('rp-ws', secrets['rp-ws']!, path);
