@@ -16,10 +16,10 @@
  *
  * device → server
  * - `{type: 'hello', proof?, last_command_id?}` — first frame of a session (`proof` is
- *   required after a challenge). The server answers
- *   `welcome`, then pushes every command DELIVERED earlier but never acked (the previous
- *   connection may have lost it) and every due PENDING one. `last_command_id` is
- *   informational: the server's record of what is unacked decides what is pushed again.
+ *   required after a challenge; an `ack` before it is answered `error` PROOF_REQUIRED). The
+ *   server answers `welcome`, then pushes every command DELIVERED earlier but never acked
+ *   (the previous connection may have lost it) and every due PENDING one. `last_command_id`
+ *   is informational: the server's record of what is unacked decides what is pushed again.
  * - `{type: 'ack', command_id, status: 'EXECUTED'|'FAILED', result?, error?}` — answered
  *   with `acked` (also for a repeated identical ack) or `error` (`COMMAND_NOT_FOUND`,
  *   `ACK_CONFLICT`, …).

@@ -31,7 +31,7 @@ export interface DeviceLinkOptions {
   staleAfterMs?: number;
   /**
    * Socket handshakes one gateway carries at once — from the upgrade request until the
-   * device's connection is recorded (200). Beyond it an upgrade is answered 503 with a
+   * device has proven itself on the socket and its connection is recorded (200). Beyond it an upgrade is answered 503 with a
    * jittered `Retry-After`, so a reconnect storm queues on the devices, not in the gateway.
    */
   maxPendingHandshakes?: number;
