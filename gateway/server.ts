@@ -197,6 +197,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       : undefined;
   // closed last (hooks run in reverse), once its channels have stopped
   if (listener) closeHooks.push(() => listener.close());
+  const lateReplays = new Counter({
+    name: 'saffron_device_reads_replayed_across_gateways_total',
+    help: 'device reads this gateway answered from memory whose nonce another gateway had recorded first (a replay inside the write-behind window, or a race)',
+    registers: [metrics],
+  });
   const context: GatewayContext = {
     app,
     store: options.store,
@@ -218,11 +223,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         ...(options.nonceLivenessMs !== undefined ? { livenessMs: options.nonceLivenessMs } : {}),
         now: () => now().getTime(),
         onError: (error) => app.log.warn({ err: error }, 'writing device nonces failed'),
-        onLateReplay: (nonce) =>
+        onLateReplay: (nonce) => {
+          lateReplays.inc();
           app.log.warn(
             { device_id: nonce.deviceId },
             'a device read was replayed to another gateway within the nonce write-behind window',
-          ),
+          );
+        },
       }),
       now,
       skewMs: options.skewMs ?? 300_000,

@@ -74,7 +74,10 @@ export interface NonceCache {
 export interface NonceCacheOptions {
   /** How long a nonce is remembered (twice the timestamp skew). */
   windowMs: number;
-  /** Longest wait of a read's nonce before it is written and announced (100 ms). */
+  /**
+   * Longest wait of a read's nonce before it is written and announced (100 ms); a full
+   * batch or an idle gateway's sign of life writes it sooner.
+   */
   flushMs?: number;
   /** Nonces written at once; a full batch is written without waiting (500). */
   maxBatch?: number;

@@ -155,6 +155,35 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('answers a read replayed to another gateway inside the window at most once, and counts it', async () => {
+    // a gateway that writes reads' nonces behind (and signs of life) only every minute
+    const slow = await createGateway({
+      store: a.handle.store,
+      keys: a.keys,
+      routes: [registerDeviceRoutes],
+      nonceFlushMs: 60_000,
+      nonceLivenessMs: 240_000,
+    });
+    try {
+      const slowUrl = await slow.listen(0);
+      const read = capture('rp-rest', 'GET', '/api/v1/devices/rp-rest');
+      expect((await read(slowUrl)).status).toBe(200);
+      // inside the window the other gateway cannot know: it answers the read document once
+      expect((await read(bUrl)).status).toBe(200);
+      const again = await read(bUrl);
+      expect([again.status, await codeOf(again)]).toEqual([401, 'REPLAYED_REQUEST']);
+      // b writes its batch first; the slow gateway's batch then finds the nonce taken
+      await b.context.auth.nonces.flush();
+      await slow.context.auth.nonces.flush();
+      const metric = await slow.context.metrics
+        .getSingleMetric('saffron_device_reads_replayed_across_gateways_total')!
+        .get();
+      expect(metric.values[0]?.value).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('refuses on a gateway started later a GET answered before it started', async () => {
     const path = '/api/v1/devices/rp-rest';
     const headers = deviceAuthHeaders('rp-rest', secrets['rp-rest']!, {
