@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Runtime } from '../actors/index.js';
-import type { Store } from '../runtime/index.js';
+import type { ChannelListener, Store } from '../runtime/index.js';
 import type { AuthDeps } from './auth/authenticate.js';
 import type { ChangeBus } from './cache/changeBus.js';
 import type { DocumentTags } from './config/documentTags.js';
@@ -38,4 +38,9 @@ export interface GatewayContext {
   documentTags: DocumentTags;
   /** Rate-limit rules, enforced after authentication on every route (governance/rateLimiter.ts). */
   rateLimits: RateLimiter;
+  /**
+   * The gateway's one LISTEN connection, shared by its channels (command pushes, cache
+   * changes, nonce announcements); PostgreSQL only — PGlite is one process.
+   */
+  listener?: ChannelListener;
 }

@@ -5,7 +5,12 @@
 export { createGateway, type Gateway, type GatewayOptions, type RouteModule } from './server.js';
 export { ephemeralKeyring, loadKeyring, type Keyring } from './keys.js';
 export { createApiToken, type CreatedToken } from './auth/tokens.js';
-export { deviceAuthHeaders, signRequest } from '../runtime/crypto/index.js';
+export {
+  deviceAuthHeaders,
+  deviceUpgradeHeaders,
+  signRequest,
+  signSocketProof,
+} from '../runtime/crypto/index.js';
 export { USER_ROLES, type Principal, type UserRole } from './auth/principal.js';
 export { Problem } from './problem.js';
 export { route, type Access, type RouteSpec } from './route.js';

@@ -39,6 +39,12 @@ export interface RouteSpec<
   status?: number;
   /** Largest body in bytes (default: the server's limit). */
   bodyLimit?: number;
+  /**
+   * How a device's nonce is checked (default: `window` for GET, `strict` otherwise). A GET
+   * whose answer changes state — a device's command poll takes its due commands — must be
+   * `strict`, or a replay to another gateway within the write-behind window could take them.
+   */
+  replay?: 'strict';
 }
 
 /** What a handler gets. */
@@ -104,6 +110,7 @@ export function route<
           method: request.method,
           pathWithQuery: request.url,
           body: rawBody(request),
+          ...(spec.replay ? { replay: spec.replay } : {}),
         });
         // rate limits count every authenticated request of their subject (429 + Retry-After)
         await ctx.rateLimits.enforce(principal, request, reply);

@@ -12,7 +12,7 @@ import Fastify, {
 } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { createRuntime, type Runtime } from '../actors/index.js';
-import { wasmStorageDir, type Store } from '../runtime/index.js';
+import { createChannelListener, wasmStorageDir, type Store } from '../runtime/index.js';
 import { createCredentialCache } from './auth/credentialCache.js';
 import { createNonceCache } from './auth/nonces.js';
 import { createChangeBus } from './cache/changeBus.js';
@@ -64,6 +64,18 @@ export interface GatewayOptions {
   bodyLimit?: number;
   /** Allowed device clock skew (default 300 s). */
   skewMs?: number;
+  /**
+   * Longest wait of a device read's nonce before it is written to the shared table and
+   * announced to the other gateways (default 100 ms): the window in which a read replayed
+   * to another gateway can still be answered.
+   */
+  nonceFlushMs?: number;
+  /**
+   * Reads are answered from memory only while the gateway hears back, within this long, an
+   * announcement it sent (default 2000 ms); else they are checked strictly. With the flush
+   * interval it bounds the cross-gateway replay window of a read.
+   */
+  nonceLivenessMs?: number;
   /** Rate limiting: rule refresh, budget reservation size (governance/rateLimiter.ts). */
   rateLimits?: RateLimitOptions;
   /** Bounds of the in-memory device credentials and of the document ETags, each. */
@@ -182,8 +194,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       onSettled: workflowWebhookHook(now),
     });
   const closeHooks: (() => Promise<void>)[] = [];
-  const changes = createChangeBus(options.store, (error) =>
-    app.log.warn({ err: error }, 'notifications (commands, cache changes): connection problem'),
+  const driver = options.store.driver;
+  // one LISTEN connection for every channel: command pushes, cache changes, nonces
+  const listener =
+    driver.dialect === 'postgres'
+      ? createChannelListener(driver.pool, {
+          onError: (error) => app.log.warn({ err: error }, 'notification connection lost'),
+        })
+      : undefined;
+  // closed last (hooks run in reverse), once its channels have stopped
+  if (listener) closeHooks.push(() => listener.close());
+  const changes = createChangeBus(options.store, listener, (error) =>
+    app.log.warn({ err: error }, 'a cache failed to apply a change'),
   );
   const credentials = createCredentialCache(
     options.store,
@@ -198,6 +220,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   await changes.start();
   closeHooks.push(() => changes.close());
+  const lateReplays = new Counter({
+    name: 'saffron_device_reads_replayed_across_gateways_total',
+    help: 'device reads this gateway answered from memory whose nonce another gateway had recorded first (a replay inside the write-behind window, or a race)',
+    registers: [metrics],
+  });
   const context: GatewayContext = {
     app,
     store: options.store,
@@ -212,7 +239,21 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       store: options.store,
       credentials,
       // a timestamp may be up to the skew early or late: a nonce must outlive both
-      nonces: createNonceCache(options.store, 2 * (options.skewMs ?? 300_000)),
+      nonces: createNonceCache(options.store, {
+        ...(listener ? { listener } : {}),
+        windowMs: 2 * (options.skewMs ?? 300_000),
+        ...(options.nonceFlushMs !== undefined ? { flushMs: options.nonceFlushMs } : {}),
+        ...(options.nonceLivenessMs !== undefined ? { livenessMs: options.nonceLivenessMs } : {}),
+        now: () => now().getTime(),
+        onError: (error) => app.log.warn({ err: error }, 'writing device nonces failed'),
+        onLateReplay: (nonce) => {
+          lateReplays.inc();
+          app.log.warn(
+            { device_id: nonce.deviceId },
+            'a device read was replayed to another gateway within the nonce write-behind window',
+          );
+        },
+      }),
       now,
       skewMs: options.skewMs ?? 300_000,
     },
@@ -222,6 +263,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),
+    ...(listener ? { listener } : {}),
     rateLimits: createRateLimiter(
       {
         store: options.store,
@@ -239,6 +281,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       .catch((error: unknown) => app.log.warn({ err: error }, 'purging expired nonces failed'));
   }, NONCE_PURGE_INTERVAL_MS).unref();
   closeHooks.push(() => Promise.resolve(clearInterval(purgeNonces)));
+  await context.auth.nonces.start();
+  closeHooks.push(() => context.auth.nonces.close());
   registerCoreRoutes(context, options.version ?? '0.0.0');
   for (const module of options.routes ?? ALL_ROUTES) await module(context);
 

@@ -6,7 +6,8 @@
  *
  * Calls over the IPC channel (`{id, kind, …}` → `{id, ok, value | error}`):
  * - `open {url, key, count, inFlight}`: connect devices 0…count-1 to the gateway as a device
- *   would — signed upgrade, `hello`, wait for `welcome` — a few handshakes at a time. Each
+ *   would — signed upgrade (no nonce), the `hello` answering the server's challenge, wait for
+ *   `welcome` — a few handshakes at a time. Each
  *   device acks every `command` frame EXECUTED at once and notes when the command arrived and
  *   when the server confirmed the ack (`acked`).
  * - `openRaw {url, count, inFlight}`: the same number of plain `ws` connections to the
@@ -18,7 +19,7 @@
  * The process exits when its parent disconnects, so a benchmark that dies leaves nothing.
  */
 import WebSocket from 'ws';
-import { deviceAuthHeaders } from '../../runtime/crypto/index.js';
+import { helloAnswering, upgradeHeaders } from '../gateway/fleet.js';
 import { deviceIdOf, deviceSecretOf } from './identity.js';
 
 type Call = { id: number; kind: string } & Record<string, unknown>;
@@ -53,7 +54,12 @@ function attach(ws: WebSocket): void {
   });
 }
 
-function connect(url: string, headers: Record<string, string>, hello: boolean): Promise<void> {
+/** Connect to `url`; as `device`, answer the challenge and wait for the welcome. */
+function connect(
+  url: string,
+  headers: Record<string, string>,
+  device?: { deviceId: string; secret: string },
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers, perMessageDeflate: false });
     ws.once('unexpected-response', (_request, response) =>
@@ -62,10 +68,18 @@ function connect(url: string, headers: Record<string, string>, hello: boolean): 
     ws.once('error', reject);
     ws.once('open', () => {
       sockets.add(ws);
-      attach(ws);
-      if (!hello) return resolve();
-      ws.send('{"type":"hello"}');
-      ws.once('message', () => resolve()); // the welcome
+      if (!device) {
+        attach(ws);
+        return resolve();
+      }
+      const handshake = (data: Buffer) => {
+        const hello = helloAnswering(device.deviceId, device.secret, data.toString('utf8'));
+        if (hello !== undefined) return ws.send(hello);
+        ws.off('message', handshake); // the welcome
+        attach(ws);
+        resolve();
+      };
+      ws.on('message', handshake);
     });
   });
 }
@@ -89,13 +103,12 @@ const handlers: Record<string, (call: Call) => Promise<unknown>> = {
     const started = Date.now();
     await openAll(count, inFlight, (n) => {
       const deviceId = deviceIdOf(n);
-      const path = `/api/v1/devices/${deviceId}/ws`;
-      const headers = deviceAuthHeaders(deviceId, deviceSecretOf(key, deviceId), {
-        method: 'GET',
-        pathWithQuery: path,
-        body: '',
-      });
-      return connect(`${url.replace(/^http/, 'ws')}${path}`, headers, true);
+      const secret = deviceSecretOf(key, deviceId);
+      return connect(
+        `${url.replace(/^http/, 'ws')}/api/v1/devices/${deviceId}/ws`,
+        upgradeHeaders(deviceId, secret),
+        { deviceId, secret },
+      );
     });
     return { opened: sockets.size, seconds: (Date.now() - started) / 1000 };
   },
@@ -105,7 +118,7 @@ const handlers: Record<string, (call: Call) => Promise<unknown>> = {
       count: number;
       inFlight: number;
     };
-    await openAll(count, inFlight, () => connect(url, {}, false));
+    await openAll(count, inFlight, () => connect(url, {}));
     return { opened: sockets.size };
   },
   collect(call) {

@@ -14,9 +14,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { deviceAuthHeaders } from '../../runtime/crypto/index.js';
 import { percentile } from '../harness.js';
-import { deviceIdOf, deviceSecretOf, socketPathOf, wsBase } from './fleet.js';
+import {
+  deviceIdOf,
+  deviceSecretOf,
+  helloAnswering,
+  socketPathOf,
+  upgradeHeaders,
+  wsBase,
+} from './fleet.js';
 import { keepAlive, send } from './http.js';
 
 /** What a push measurement found (milliseconds). */
@@ -86,13 +92,9 @@ function openDevice(
   deviceId: string,
   onFrame: (ws: WebSocket, frame: Record<string, unknown>) => void,
 ): Promise<WebSocket> {
-  const path = socketPathOf(deviceId);
-  const ws = new WebSocket(`${wsBase(url)}${path}`, {
-    headers: deviceAuthHeaders(deviceId, deviceSecretOf(benchKey, deviceId), {
-      method: 'GET',
-      pathWithQuery: path,
-      body: '',
-    }),
+  const secret = deviceSecretOf(benchKey, deviceId);
+  const ws = new WebSocket(`${wsBase(url)}${socketPathOf(deviceId)}`, {
+    headers: upgradeHeaders(deviceId, secret),
     perMessageDeflate: false,
   });
   return new Promise((resolve, reject) => {
@@ -101,12 +103,14 @@ function openDevice(
     );
     ws.on('error', reject);
     ws.on('message', (data: Buffer) => {
-      const frame = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      const text = data.toString('utf8');
+      const hello = helloAnswering(deviceId, secret, text);
+      if (hello !== undefined) return ws.send(hello);
+      const frame = JSON.parse(text) as Record<string, unknown>;
       if (frame.type === 'welcome') resolve(ws);
       else if (frame.type === 'heartbeat') ws.send('{"type":"heartbeat"}');
       else onFrame(ws, frame);
     });
-    ws.on('open', () => ws.send('{"type":"hello"}'));
   });
 }
 

@@ -3,16 +3,22 @@
  *
  *   node --expose-gc --import tsx bench/gateway/sockets.ts SPEC
  *
- * `open` connects devices `from`…`to - 1` as each device would — a signed upgrade, then
- * `hello` — with a few handshakes in flight at a time, and keeps the sockets open, answering
+ * `open` connects devices `from`…`to - 1` as each device would — a signed upgrade, then the
+ * `hello` answering the gateway's challenge — with a few handshakes in flight at a time, and keeps the sockets open, answering
  * server heartbeats. Each process binds its own loopback address (127.0.0.x), because
  * connections held by one address would exhaust its ~28,000 ephemeral ports across the
  * gateway and baseline runs (closed ones linger in TIME_WAIT). `close` closes them all.
  */
 import WebSocket from 'ws';
-import { deviceAuthHeaders } from '../../runtime/crypto/index.js';
 import { serveParent } from './child.js';
-import { deviceIdOf, deviceSecretOf, socketPathOf, wsBase } from './fleet.js';
+import {
+  deviceIdOf,
+  deviceSecretOf,
+  helloAnswering,
+  socketPathOf,
+  upgradeHeaders,
+  wsBase,
+} from './fleet.js';
 
 /** What a client process is started with. */
 export interface SocketsSpec {
@@ -37,14 +43,9 @@ const sockets = new Set<WebSocket>();
 
 function connect(n: number): Promise<void> {
   const deviceId = deviceIdOf(n);
-  const path = socketPathOf(deviceId);
-  const headers = deviceAuthHeaders(deviceId, deviceSecretOf(spec.benchKey, deviceId), {
-    method: 'GET',
-    pathWithQuery: path,
-    body: '',
-  });
-  const ws = new WebSocket(`${wsBase(spec.url)}${path}`, {
-    headers,
+  const secret = deviceSecretOf(spec.benchKey, deviceId);
+  const ws = new WebSocket(`${wsBase(spec.url)}${socketPathOf(deviceId)}`, {
+    headers: upgradeHeaders(deviceId, secret),
     localAddress: spec.localAddress,
     perMessageDeflate: false,
   });
@@ -58,10 +59,12 @@ function connect(n: number): Promise<void> {
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));
       ws.on('message', (data: Buffer) => {
+        const text = data.toString('utf8');
+        const hello = helloAnswering(deviceId, secret, text);
+        if (hello !== undefined) return ws.send(hello);
         // any frame proves the device alive; answer the server's heartbeat with one
-        if (data.toString('utf8').includes('"heartbeat"')) ws.send('{"type":"heartbeat"}');
+        if (text.includes('"heartbeat"')) ws.send('{"type":"heartbeat"}');
       });
-      ws.send('{"type":"hello"}');
       resolve();
     });
   });

@@ -5,9 +5,9 @@
  *
  * It plays devices `from`…`to - 1`, bound to its own loopback address (fresh ephemeral ports
  * per process; closed connections linger in TIME_WAIT). A device connects as the edge agent
- * does — signed upgrade, `hello`, and it counts as connected once the server's first frame
- * (`welcome`) arrives; against the bare baseline server, with no signature, that frame is the
- * echo of the hello. Calls (bench/gateway/child.ts protocol):
+ * does — signed upgrade (no nonce), the `hello` with the proof of the server's challenge —
+ * and it counts as connected once the `welcome` arrives; against the bare baseline server,
+ * with no signature, the device says hello at once and the echo of it stands for the welcome. Calls (bench/gateway/child.ts protocol):
  *
  * - `open {inFlight}`: connect every device, `inFlight` handshakes at a time.
  * - `storm {jitterMs, budgetMs}`: drop every socket at one moment (terminate), then reconnect
@@ -21,10 +21,16 @@
  * - `close`: close every socket.
  */
 import WebSocket from 'ws';
-import { deviceAuthHeaders } from '../../runtime/crypto/index.js';
 import { backoffDelay } from '../../edge/index.js';
 import { serveParent } from '../gateway/child.js';
-import { deviceIdOf, deviceSecretOf, socketPathOf, wsBase } from '../gateway/fleet.js';
+import {
+  deviceIdOf,
+  deviceSecretOf,
+  helloAnswering,
+  socketPathOf,
+  upgradeHeaders,
+  wsBase,
+} from '../gateway/fleet.js';
 import { wallClock } from '../queue/system.js';
 
 /** What a client process is started with. */
@@ -78,16 +84,9 @@ class Refused extends Error {
 /** One attempt to connect device `n`: resolves on its welcome, rejects on any failure. */
 function connect(n: number): Promise<void> {
   const deviceId = deviceIdOf(n);
-  const path = socketPathOf(deviceId);
-  const headers = spec.raw
-    ? {}
-    : deviceAuthHeaders(deviceId, deviceSecretOf(spec.benchKey, deviceId), {
-        method: 'GET',
-        pathWithQuery: path,
-        body: '',
-      });
-  const ws = new WebSocket(`${wsBase(spec.url)}${path}`, {
-    headers,
+  const secret = deviceSecretOf(spec.benchKey, deviceId);
+  const ws = new WebSocket(`${wsBase(spec.url)}${socketPathOf(deviceId)}`, {
+    headers: spec.raw ? {} : upgradeHeaders(deviceId, secret),
     localAddress: spec.localAddress,
     perMessageDeflate: false,
   });
@@ -108,8 +107,10 @@ function connect(n: number): Promise<void> {
     });
     ws.once('error', (error) => fail(error));
     ws.once('close', () => fail(new Error('closed before the welcome')));
-    ws.once('open', () => ws.send('{"type":"hello"}'));
-    ws.once('message', () => {
+    if (spec.raw) ws.once('open', () => ws.send('{"type":"hello"}'));
+    ws.on('message', (data: Buffer) => {
+      const hello = spec.raw ? undefined : helloAnswering(deviceId, secret, data.toString('utf8'));
+      if (hello !== undefined) return ws.send(hello); // the challenge: the welcome is next
       clearTimeout(timer);
       ws.removeAllListeners();
       ws.on('error', () => undefined);

@@ -79,6 +79,7 @@ export function createConnectivity(
     openSocket(): WebSocket {
       return inner.openSocket();
     },
+    proveSocket: (challenge) => inner.proveSocket(challenge),
   };
 
   return {

@@ -3,9 +3,11 @@
  * `Authorization: Device id:sig`, a fresh timestamp and nonce, signed over method, path with
  * query, timestamp, nonce and the body's SHA-256. The clock is injected so a test can move
  * it; the fetch is injected so a test can cut the network without touching the agent.
+ * The socket's upgrade is signed without a nonce, and the client answers the gateway's
+ * challenge on it with a proof (runtime/crypto/socketProof.ts), so the secret stays here.
  */
 import WebSocket from 'ws';
-import { deviceAuthHeaders } from '../../runtime/index.js';
+import { deviceAuthHeaders, deviceUpgradeHeaders, signSocketProof } from '../../runtime/index.js';
 
 /** Who the agent is and where its cloud lives. */
 export interface CloudClientOptions {
@@ -37,8 +39,13 @@ export interface CloudClient {
   readonly baseUrl: string;
   /** Send a signed request; network failures reject, HTTP errors resolve. */
   request(request: CloudRequest): Promise<Response>;
-  /** Open the device's command socket with a signed upgrade (not yet connected). */
+  /**
+   * Open the device's command socket with a signed upgrade without a nonce (not yet
+   * connected); the gateway's first frame is a challenge to answer with {@link proveSocket}.
+   */
   openSocket(): WebSocket;
+  /** The proof for a socket's `challenge`, sent in the `hello`. */
+  proveSocket(challenge: string): string;
 }
 
 /** A {@link CloudClient} for `options.deviceId`. */
@@ -72,8 +79,12 @@ export function createCloudClient(options: CloudClientOptions): CloudClient {
     openSocket() {
       const path = `/api/v1/devices/${encodeURIComponent(options.deviceId)}/ws`;
       return new WebSocket(`${baseUrl.replace(/^http/, 'ws')}${path}`, {
-        headers: sign('GET', path, ''),
+        headers: deviceUpgradeHeaders(options.deviceId, options.secret, {
+          pathWithQuery: path,
+          timestamp: now().toISOString(),
+        }),
       });
     },
+    proveSocket: (challenge) => signSocketProof(options.secret, options.deviceId, challenge),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The device's end of its command socket (protocol: gateway/link/frames.ts; DESIGN §6):
- * connect with a signed upgrade, say `hello`, wait for `welcome`, answer the server's
+ * connect with a signed upgrade (no nonce), answer the server's `challenge` with a `hello`
+ * carrying the proof, wait for `welcome`, answer the server's
  * heartbeats (and send one in any interval the device was otherwise silent), correlate `acked` / `error` replies with the acks
  * sent, and reconnect after any close with exponential backoff and jitter.
  *
@@ -9,6 +10,10 @@
  * come within the connect timeout — a socket half-open behind a NAT otherwise looks alive
  * forever while commands pile up in the cloud. Every timer comes from the injected
  * {@link EdgeTimers}, and `stop()` closes the socket and clears them all.
+ *
+ * The agent speaks only the challenge handshake: a gateway of an earlier release refuses
+ * its nonce-less upgrade (401), so gateways are upgraded before agents. A gateway that
+ * opens the socket but sends no challenge gets no hello, and the connect timeout ends it.
  */
 import type WebSocket from 'ws';
 import { z } from 'zod';
@@ -30,6 +35,7 @@ export interface Welcome {
 }
 
 const serverFrame = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('challenge'), challenge: z.string().min(1).max(200) }),
   z.looseObject({
     type: z.literal('welcome'),
     session_id: z.string(),
@@ -160,11 +166,17 @@ export function createSocketLink(deps: SocketLinkDeps): SocketLink {
     if (!parsed.success) {
       const type = (value as { type?: unknown } | null)?.type;
       // frames of types added later are ignored; known types must be well formed
-      if (!['welcome', 'command', 'acked', 'error', 'heartbeat'].includes(String(type))) return;
+      if (
+        !['challenge', 'welcome', 'command', 'acked', 'error', 'heartbeat'].includes(String(type))
+      )
+        return;
       return deps.onInvalid(`malformed ${String(type)} frame`);
     }
     const frame = parsed.data;
     switch (frame.type) {
+      case 'challenge':
+        if (!up) send({ type: 'hello', proof: deps.cloud.proveSocket(frame.challenge) });
+        return;
       case 'welcome': {
         clear(connectTimer);
         connectTimer = undefined;
@@ -222,7 +234,6 @@ export function createSocketLink(deps: SocketLinkDeps): SocketLink {
       response.resume();
       ws.terminate();
     });
-    ws.on('open', () => send({ type: 'hello' }));
     ws.on('message', onMessage);
     ws.on('error', () => undefined); // a close always follows; it reconnects
     ws.on('close', (code: number, reason: Buffer) => {

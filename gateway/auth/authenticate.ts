@@ -4,6 +4,11 @@
  * rotation's grace period), a timestamp within the allowed skew, and a nonce not seen
  * before. Every failure is a 401 that says which check failed but never reveals whether a
  * device exists.
+ *
+ * How a nonce is checked depends on what a replay could do (see {@link ReplayCheck}): a
+ * request that changes state waits for the shared table, a read is answered from this
+ * gateway's memory and its nonce written behind, and a socket upgrade carries no nonce at
+ * all because the socket proves its freshness by answering a challenge.
  */
 import type { Store } from '../../runtime/index.js';
 import { Problem } from '../problem.js';
@@ -24,6 +29,18 @@ export interface AuthDeps {
   skewMs: number;
 }
 
+/**
+ * How a device request's nonce is checked against replays:
+ * - `strict` — accepted once across every gateway on the database before the request is
+ *   answered (one insert into the shared table): requests that change state.
+ * - `window` — accepted once by this gateway at once, and across gateways once this
+ *   gateway's write-behind batch is flushed and announced (nonces.ts): reads whose replay
+ *   can only show a read-only document again.
+ * - `challenge` — no nonce (the request must not carry one); the caller proves freshness
+ *   itself: the socket upgrade, whose socket must answer a random challenge.
+ */
+export type ReplayCheck = 'strict' | 'window' | 'challenge';
+
 /** The parts of a request authentication reads. */
 export interface Credentials {
   authorization: string | undefined;
@@ -32,7 +49,13 @@ export interface Credentials {
   method: string;
   pathWithQuery: string;
   body: Uint8Array | string;
+  /** Default: `window` for GET and HEAD, `strict` for the other methods. */
+  replay?: ReplayCheck;
 }
+
+/** The check a request of `method` gets unless its route asks for another. */
+export const defaultReplayCheck = (method: string): ReplayCheck =>
+  method === 'GET' || method === 'HEAD' ? 'window' : 'strict';
 
 const unauthorized = (code: string, detail: string) =>
   new Problem(401, code, detail, {}, { 'www-authenticate': 'Bearer, Device' });
@@ -80,23 +103,47 @@ async function authenticateDevice(
       'TIMESTAMP_OUT_OF_WINDOW',
       'X-Saffron-Timestamp is too far from the server time',
     );
-  if (!nonce || !NONCE.test(nonce))
-    throw unauthorized('NONCE_INVALID', 'X-Saffron-Nonce must be 16–128 base64url characters');
+  const replay = request.replay ?? defaultReplayCheck(request.method);
+  if (replay === 'challenge' ? nonce !== undefined : !nonce || !NONCE.test(nonce))
+    throw unauthorized(
+      'NONCE_INVALID',
+      replay === 'challenge'
+        ? 'this request is signed without X-Saffron-Nonce'
+        : 'X-Saffron-Nonce must be 16–128 base64url characters',
+    );
   const signed: SignedRequest = {
     method: request.method,
     pathWithQuery: request.pathWithQuery,
     timestamp,
-    nonce,
+    nonce: nonce ?? '',
     body: request.body,
   };
-  const valid = await deps.credentials.verify(deviceId, now, (secrets) => {
+  const valid = await verifyDeviceSecret(deps, deviceId, now, (secret) =>
+    verifyRequestSignature(secret, signed, signature),
+  );
+  if (!valid) throw unauthorized('INVALID_SIGNATURE', 'device authentication failed');
+  if (nonce !== undefined && replay !== 'challenge') {
+    if (!(await deps.nonces.remember(deviceId, nonce, now, replay)))
+      throw unauthorized('REPLAYED_REQUEST', 'this nonce was already used');
+  }
+  return { kind: 'device', deviceId };
+}
+
+/**
+ * Whether `check` holds for one of the secrets `deviceId` may sign with at `nowMs` (its
+ * current one and, during a rotation's grace period, its previous one). Every candidate is
+ * checked, so timing does not tell which one matched, and an unknown device costs the same
+ * HMAC as a known one. Request signatures and the socket's proof both go through here.
+ */
+export function verifyDeviceSecret(
+  deps: Pick<AuthDeps, 'credentials'>,
+  deviceId: string,
+  nowMs: number,
+  check: (secret: string) => boolean,
+): Promise<boolean> {
+  return deps.credentials.verify(deviceId, nowMs, (secrets) => {
     // an unknown device costs the same HMAC as a known one
     const candidates = secrets.length > 0 ? secrets : ['\u0000no-such-device'];
-    // check every candidate, so timing does not tell which one matched
-    return candidates.map((s) => verifyRequestSignature(s, signed, signature)).includes(true);
+    return candidates.map(check).includes(true);
   });
-  if (!valid) throw unauthorized('INVALID_SIGNATURE', 'device authentication failed');
-  if (!(await deps.nonces.remember(deviceId, nonce, now)))
-    throw unauthorized('REPLAYED_REQUEST', 'this nonce was already used');
-  return { kind: 'device', deviceId };
 }

@@ -4,8 +4,8 @@
  *
  * A change is announced in the transaction that makes it (NOTIFY on PostgreSQL, delivered
  * at commit) and applied to this gateway's caches right after the commit, so a gateway
- * reads its own writes at once and others within the notification's delay. One dedicated
- * LISTEN connection per gateway carries every channel (commands and changes). While it is
+ * reads its own writes at once and others within the notification's delay. The gateway's
+ * one LISTEN connection (listenChannel.ts) carries every channel. While it is
  * down the caches are emptied and keep nothing (`trusted()` is false): requests read
  * through to the database until LISTEN holds again, so a missed notification can never
  * leave a stale entry behind. PGlite is one process: local application is all there is.
@@ -13,11 +13,11 @@
 import {
   CHANGES_CHANNEL,
   COMMANDS_CHANNEL,
-  listenChannels,
   notifyChange,
   parseChange,
   parseCommandNotification,
   type CacheChange,
+  type ChannelListener,
   type CommandNotification,
   type Store,
   type StoreHandle,
@@ -55,12 +55,19 @@ export interface ChangeBus {
   close(): Promise<void>;
 }
 
-/** Create the bus of a gateway over `store`; `onError` logs connection problems. */
-export function createChangeBus(store: Store, onError: (error: unknown) => void): ChangeBus {
+/**
+ * Create the bus of a gateway over `store`, hearing other gateways through `channels`
+ * (PostgreSQL; without it changes are local only); `onError` logs what a cache listener throws.
+ */
+export function createChangeBus(
+  store: Store,
+  channels: ChannelListener | undefined,
+  onError: (error: unknown) => void,
+): ChangeBus {
   const listeners: ChangeListener[] = [];
   let commands: CommandListener | undefined;
-  let listening = store.driver.dialect !== 'postgres';
-  let unlisten: (() => Promise<void>) | undefined;
+  let listening = channels === undefined;
+  const stops: (() => Promise<void>)[] = [];
 
   const apply = (change: CacheChange | undefined) => {
     for (const listener of listeners) {
@@ -92,29 +99,30 @@ export function createChangeBus(store: Store, onError: (error: unknown) => void)
       commands = listener;
     },
     async start() {
-      const driver = store.driver;
-      if (driver.dialect !== 'postgres') return;
-      unlisten = await listenChannels(driver.pool, [COMMANDS_CHANNEL, CHANGES_CHANNEL], {
-        onNotify(channel, body) {
-          if (channel === COMMANDS_CHANNEL) commands?.notify(parseCommandNotification(body));
-          else apply(parseChange(body)); // a kind this gateway does not know: drop everything
-        },
-        onLost() {
-          listening = false;
-          apply(undefined);
-        },
-        onReconnect() {
-          listening = true;
-          apply(undefined);
-          commands?.reconnected();
-        },
-        onError,
-      });
+      if (!channels) return;
+      stops.push(
+        await channels.listen(COMMANDS_CHANNEL, {
+          onPayload: (body) => commands?.notify(parseCommandNotification(body)),
+          onReconnect: () => commands?.reconnected(),
+        }),
+        await channels.listen(CHANGES_CHANNEL, {
+          // a kind this gateway does not know (undefined): drop everything
+          onPayload: (body) => apply(parseChange(body)),
+          onLost() {
+            listening = false;
+            apply(undefined);
+          },
+          onReconnect() {
+            listening = true;
+            apply(undefined);
+          },
+        }),
+      );
       listening = true;
     },
     async close() {
-      listening = store.driver.dialect !== 'postgres';
-      await unlisten?.();
+      listening = channels === undefined;
+      for (const stop of stops.splice(0)) await stop();
     },
   };
 }

@@ -17,6 +17,10 @@
  * Presence — connects, disconnects, `last_seen` and those stale resets — is written behind
  * by the hub's presence writer (presence.ts), many devices per transaction; `close` writes
  * what is left after the last session has ended.
+ *
+ * A socket upgraded without a nonce must answer its challenge (frames.ts) before it counts:
+ * it is held apart, replaces no session of its device and gets no push, and one shared
+ * timer closes those that have not proven themselves in time.
  */
 import { randomUUID } from 'node:crypto';
 import { Gauge, Histogram } from 'prom-client';
@@ -62,12 +66,16 @@ export interface DeviceHub {
    * upgrade abandoned between authentication and the socket) frees itself after 30 s.
    */
   admit(): (() => void) | undefined;
-  /** Serve a device's socket (authenticated already); `release` frees its handshake slot. */
+  /**
+   * Serve a device's socket (its upgrade authenticated already); `release` frees its
+   * handshake slot. With `challenge` the socket must prove itself before it counts.
+   */
   accept(
     socket: WebSocket,
     deviceId: string,
     sourceIp: string | null,
     release?: () => void,
+    challenge?: boolean,
   ): DeviceSession;
   /** Push due commands to `deviceId` if its socket is here. */
   wake(deviceId: string): void;
@@ -103,6 +111,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   const log = ctx.app.log;
   const sessions = new Map<string, DeviceSession>();
   const live = new Set<DeviceSession>(); // includes replaced sessions still closing
+  const unproven = new Set<DeviceSession>(); // challenged, no valid hello yet
   const background = new Set<Promise<unknown>>();
   const track = <T>(work: Promise<T>): Promise<T | undefined> => {
     const guarded = work.catch((error: unknown) => {
@@ -167,6 +176,12 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     presence.seen(due, now);
   };
 
+  // the heartbeat tick is too coarse for the proof deadline; this one walks only the unproven
+  const proofTick = () => {
+    const now = ctx.now().getTime();
+    for (const session of unproven) session.tick(now);
+  };
+
   const runSweep = async (): Promise<SweepReport | undefined> => {
     const now = ctx.now();
     const work = async (): Promise<SweepReport> => {
@@ -219,23 +234,33 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     actor,
     groups,
     admit,
-    accept(socket, deviceId, sourceIp, release) {
+    accept(socket, deviceId, sourceIp, release, challenge = false) {
       const session = openSession(socket, deviceId, {
         ctx,
         settings,
         presence,
         groups,
         sourceIp,
+        challenge,
         ...(release ? { onConnected: release } : {}),
+        onProven(proven) {
+          unproven.delete(proven);
+          const previous = sessions.get(deviceId);
+          sessions.set(deviceId, proven);
+          const replaced = 'replaced by a newer connection of this device';
+          if (previous !== proven) previous?.close(CLOSE.replaced, replaced);
+          // an older socket of the device still waiting to prove itself is obsolete too
+          for (const other of unproven)
+            if (other.deviceId === deviceId) other.close(CLOSE.replaced, replaced);
+        },
         onEnd(ended) {
+          unproven.delete(ended);
           if (sessions.get(deviceId) === ended) sessions.delete(deviceId);
         },
       });
-      const previous = sessions.get(deviceId);
-      sessions.set(deviceId, session);
       live.add(session);
+      if (!session.proven()) unproven.add(session);
       void session.ended.finally(() => live.delete(session));
-      previous?.close(CLOSE.replaced, 'replaced by a newer connection of this device');
       if (closing) session.close(CLOSE.shutdown, 'server shutting down');
       return session;
     },
@@ -254,6 +279,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
       timers = [
         setInterval(tick, settings.heartbeatIntervalMs),
         setInterval(() => void track(sweep()), settings.sweepIntervalMs),
+        setInterval(proofTick, Math.max(10, settings.proofTimeoutMs / 4)),
       ];
       for (const timer of timers) timer.unref();
       return Promise.resolve();

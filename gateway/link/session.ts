@@ -15,10 +15,21 @@
  * cap. A socket above the cap on which no write has completed for `backpressureGraceMs`
  * (the device stopped reading) is closed with 1013, then terminated if the close cannot get
  * through. So memory per connection is bounded by the cap plus one delivery batch.
+ *
+ * Proof: a socket upgraded without a nonce starts unproven (frames.ts): it is sent a
+ * challenge and nothing else happens — no presence, no command, no last_seen — until its
+ * hello carries a valid proof. Only then is the connection recorded and the session handed
+ * to the hub, so a replayed upgrade can neither mark the device online nor displace its
+ * real session.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import type { CommandRecord } from '../../runtime/index.js';
+import {
+  SOCKET_PROOF_VERSION,
+  verifySocketProof,
+  type CommandRecord,
+} from '../../runtime/index.js';
+import { verifyDeviceSecret } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
 import { jsonDepth, MAX_DEPTH } from '../jsonBody.js';
 import { toProblem } from '../problem.js';
@@ -47,8 +58,13 @@ export interface DeviceSession {
   idle(): boolean;
   /** Push a command created DELIVERED for this device (a lost push is redelivered later). */
   pushDelivered(command: CommandRecord): void;
-  /** The periodic check: heartbeat, silence, back-pressure. True when `last_seen` is due. */
+  /**
+   * The periodic check: heartbeat, silence, back-pressure — or, before the proof, its
+   * deadline only. True when `last_seen` is due.
+   */
   tick(nowMs: number): boolean;
+  /** Whether the device has proven itself (or came by the deprecated nonce upgrade). */
+  proven(): boolean;
   /** Close with `code` (and terminate if that does not complete within a tick). */
   close(code: number, reason: string): void;
   /** Drop the connection at once. */
@@ -64,6 +80,13 @@ export interface SessionDeps {
   /** Where the device's connect and disconnect are written behind. */
   presence: PresenceWriter;
   sourceIp: string | null;
+  /**
+   * Challenge the socket and require a proof in the hello (an upgrade without a nonce).
+   * Without it the session counts as proven at once (the deprecated nonce upgrade).
+   */
+  challenge?: boolean;
+  /** The device proved itself (called once, before its connect is queued). */
+  onProven(session: DeviceSession): void;
   /** The session ended (called once, before its disconnect is queued). */
   onEnd(session: DeviceSession): void;
   /** The handshake is over: the socket is open and its connect queued, or it ended first. */
@@ -83,6 +106,10 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       log.error({ err: error, device_id: deviceId }, 'device session work failed');
     }));
 
+  const openedAt = nowMs();
+  // the challenge of an upgrade without a nonce; undefined once proven (or never asked)
+  let challenge = deps.challenge ? randomBytes(32).toString('base64url') : undefined;
+  let connected = false; // the connect is queued (so its end is queued too)
   let ready = false; // the device said hello
   let over = false; // the socket has ended
   let wantDelivery = false;
@@ -153,7 +180,33 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     }
   };
 
-  const hello = async () => {
+  const connect = () => {
+    deps.onProven(session);
+    deps.presence.connected(deviceId, id);
+    connected = true;
+    deps.onConnected?.();
+  };
+
+  /** Check the hello's proof; false (and the socket closing) when it fails. */
+  const prove = async (proof: string | undefined): Promise<boolean> => {
+    const asked = challenge;
+    if (asked === undefined) return true;
+    const valid =
+      proof !== undefined &&
+      (await verifyDeviceSecret(ctx.auth, deviceId, nowMs(), (secret) =>
+        verifySocketProof(secret, deviceId, asked, proof),
+      ));
+    if (!valid || over) {
+      session.close(CLOSE.badProof, 'the hello must carry a valid proof of the challenge');
+      return false;
+    }
+    challenge = undefined;
+    connect();
+    return true;
+  };
+
+  const hello = async (frame: Extract<InboundFrame, { type: 'hello' }>) => {
+    if (!(await prove(frame.proof))) return;
     send({
       type: 'welcome',
       session_id: id,
@@ -224,9 +277,11 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       );
     badFrames = 0;
     const frame = parsed.data;
+    if (challenge !== undefined && frame.type === 'ack')
+      return bad('PROOF_REQUIRED', 'say hello with the proof of the challenge first');
     switch (frame.type) {
       case 'hello':
-        return hello();
+        return hello(frame);
       case 'ack':
         return ack(frame);
       case 'heartbeat':
@@ -252,10 +307,16 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
       delivering = true; // claimed now, so wakes meanwhile only set wantDelivery
       void serial(deliverExclusively);
     },
+    proven: () => challenge === undefined,
     tick(now) {
       if (over) return false;
       if (closingSince !== undefined) {
         if (now - closingSince >= settings.heartbeatIntervalMs) socket.terminate();
+        return false;
+      }
+      if (challenge !== undefined) {
+        if (now - openedAt >= settings.proofTimeoutMs)
+          session.close(CLOSE.proofTimeout, 'no proof of the challenge in time');
         return false;
       }
       if (now - heardAt > settings.missedHeartbeats * settings.heartbeatIntervalMs) {
@@ -310,10 +371,10 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     over = true;
     deps.onConnected?.();
     deps.onEnd(session);
-    deps.presence.disconnected(deviceId, id);
+    if (connected) deps.presence.disconnected(deviceId, id);
     void serial(() => Promise.resolve()).then(resolveEnded);
   });
-  deps.presence.connected(deviceId, id);
-  deps.onConnected?.();
+  if (challenge === undefined) connect();
+  else send({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION });
   return session;
 }

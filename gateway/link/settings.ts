@@ -39,10 +39,17 @@ export interface DeviceLinkOptions {
   staleAfterMs?: number;
   /**
    * Socket handshakes one gateway carries at once — from the upgrade request until the
-   * socket is open and its connect queued for the presence writer (200). Beyond it an upgrade is answered 503 with a
+   * device has proven itself on the socket and its connect is queued for the presence writer
+   * (200). Beyond it an upgrade is answered 503 with a
    * jittered `Retry-After`, so a reconnect storm queues on the devices, not in the gateway.
    */
   maxPendingHandshakes?: number;
+  /**
+   * How long a socket upgraded without a nonce has to answer its challenge with a valid
+   * `hello` before it is closed with 4002 (10 s). Checked on a shared timer every quarter of
+   * it, so a socket may live up to 1.25 times as long.
+   */
+  proofTimeoutMs?: number;
 }
 
 /** Device link settings with defaults applied. */
@@ -67,5 +74,6 @@ export function deviceLinkSettings(options: DeviceLinkOptions = {}): DeviceLinkS
     lastSeenEveryMs,
     staleAfterMs: options.staleAfterMs ?? 3 * lastSeenEveryMs,
     maxPendingHandshakes: options.maxPendingHandshakes ?? 200,
+    proofTimeoutMs: options.proofTimeoutMs ?? 10_000,
   };
 }

@@ -128,6 +128,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         summary: 'device: take its due commands (marked DELIVERED); operators: list them by status',
         tags,
         access: { roles: READ, devices: true },
+        // taking commands changes state: its replay must be refused on every gateway at once
+        replay: 'strict',
         params: deviceParams,
         query: listQuery,
         response: commandsResponse,

@@ -1,13 +1,19 @@
 /**
  * `GET /api/v1/devices/{id}/ws`: the device's WebSocket (protocol: link/frames.ts). The
- * upgrade request is authenticated like any device request — the device signs
- * `GET \n /api/v1/devices/{id}/ws \n timestamp \n nonce \n sha256("")` — before the
- * upgrade happens: bad or missing credentials are a 401 and another device's socket a 403,
- * as problem+json on the HTTP response, and no socket is opened. A plain GET is a 426.
+ * upgrade request is signed like any device request but without a nonce — the device signs
+ * `GET \n /api/v1/devices/{id}/ws \n timestamp \n (empty) \n sha256("")` — and checked
+ * before the upgrade happens: bad or missing credentials are a 401 and another device's
+ * socket a 403, as problem+json on the HTTP response, and no socket is opened. A plain GET
+ * is a 426. The signature only turns strangers away cheaply, writing nothing: freshness is
+ * proven on the socket, whose first frame is a challenge the device must answer.
+ *
+ * Deprecated, for one release: an upgrade with `X-Saffron-Nonce` is checked the old way —
+ * its nonce recorded in the shared table before the upgrade is answered — and its socket is
+ * not challenged.
  *
  * Admission: a gateway carries at most `maxPendingHandshakes` handshakes at once (link/
- * settings.ts) — authentication and the upgrade; the connect itself is written behind
- * (link/presence.ts) and holds no slot. Beyond that an upgrade is a 503 GATEWAY_BUSY with a
+ * settings.ts) — authentication, the upgrade and the socket's proof; the connect itself is
+ * written behind (link/presence.ts) and holds no slot. Beyond that an upgrade is a 503 GATEWAY_BUSY with a
  * `Retry-After` of 1–5 s, drawn at random so refused devices do not all come back in the
  * same second. Refusing costs no database work, so a reconnect storm waits on the devices
  * instead of piling connections the gateway cannot authenticate in time (which time out,
@@ -39,7 +45,7 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
   const url = '/api/v1/devices/:id/ws';
   const devices = new WeakMap<
     FastifyRequest,
-    { deviceId: string; release: () => void; response: ServerResponse }
+    { deviceId: string; release: () => void; challenge: boolean; response: ServerResponse }
   >();
   const log = ctx.app.log;
   function onSocketError(this: WebSocket, error: Error) {
@@ -76,20 +82,27 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
         );
       }
       try {
+        const nonce = header(request, 'x-saffron-nonce');
         const principal = await authenticate(ctx.auth, {
           authorization: request.headers.authorization,
           timestamp: header(request, 'x-saffron-timestamp'),
-          nonce: header(request, 'x-saffron-nonce'),
+          nonce,
           method: request.method,
           pathWithQuery: request.url,
           body: '',
+          replay: nonce === undefined ? 'challenge' : 'strict',
         });
         const { id } = request.params as { id: string };
         // an upgrade is a request like any other: rate-limit rules count it (reconnect storms)
         await ctx.rateLimits.enforce(principal, request, reply);
         if (principal.kind !== 'device' || principal.deviceId !== id)
           throw new Problem(403, 'FORBIDDEN', 'only the device itself may open its socket');
-        devices.set(request, { deviceId: id, release, response: reply.raw });
+        devices.set(request, {
+          deviceId: id,
+          release,
+          challenge: nonce === undefined,
+          response: reply.raw,
+        });
       } catch (error) {
         release();
         throw error;
@@ -108,7 +121,7 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
       const admitted = devices.get(request);
       if (admitted === undefined) return socket.terminate(); // unreachable: preValidation ran
       const leftovers = socket.listeners('error') as ((error: Error) => void)[];
-      hub.accept(socket, admitted.deviceId, request.ip, admitted.release);
+      hub.accept(socket, admitted.deviceId, request.ip, admitted.release, admitted.challenge);
       // let the upgrade's request and reply go (see the module comment)
       admitted.response.detachSocket(request.raw.socket);
       for (const listener of leftovers) socket.removeListener('error', listener);

@@ -2,7 +2,9 @@
  * Device request signatures (DESIGN §5): `Authorization: Device <device_id>:<signature>`,
  * `X-Saffron-Timestamp` (RFC 3339) and `X-Saffron-Nonce`; the signature is base64url
  * HMAC-SHA256(device secret, METHOD \n path?query \n timestamp \n nonce \n sha256hex(body)).
- * Used by devices to sign and by the gateway to verify, in constant time.
+ * Used by devices to sign and by the gateway to verify, in constant time. A socket upgrade
+ * is signed without a nonce (the empty string in its place): its freshness is proven on the
+ * socket instead (socketProof.ts), so opening a socket records nothing.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -59,4 +61,25 @@ export function deviceAuthHeaders(
     'x-saffron-timestamp': timestamp,
     'x-saffron-nonce': nonce,
   };
+}
+
+/**
+ * The headers of a device's socket upgrade: signed like any request over an empty body and
+ * an empty nonce, with no `X-Saffron-Nonce` header — the gateway then challenges the socket
+ * (see socketProof.ts).
+ */
+export function deviceUpgradeHeaders(
+  deviceId: string,
+  secret: string,
+  request: { pathWithQuery: string; timestamp?: string },
+): Record<string, string> {
+  const timestamp = request.timestamp ?? new Date().toISOString();
+  const signature = signRequest(secret, {
+    method: 'GET',
+    pathWithQuery: request.pathWithQuery,
+    timestamp,
+    nonce: '',
+    body: '',
+  });
+  return { authorization: `Device ${deviceId}:${signature}`, 'x-saffron-timestamp': timestamp };
 }

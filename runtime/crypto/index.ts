@@ -1,6 +1,7 @@
 /**
  * Cryptography shared by the cloud and the edge: the signed-document format of device
- * configuration and fraud rules (checksum, Ed25519 signature, ETag).
+ * configuration and fraud rules (checksum, Ed25519 signature, ETag), device request
+ * signatures and the device socket's proof.
  */
 export {
   contentChecksum,
@@ -16,5 +17,12 @@ export {
   signingString,
   signRequest,
   verifyRequestSignature,
+  deviceUpgradeHeaders,
   type SignedRequest,
 } from './deviceRequest.js';
+export {
+  signSocketProof,
+  socketProofString,
+  SOCKET_PROOF_VERSION,
+  verifySocketProof,
+} from './socketProof.js';

@@ -233,8 +233,21 @@ export {
   parseChange,
   type CacheChange,
 } from './postgres/changeNotifications.js';
-export { listenChannels, type ChannelListenerOptions } from './postgres/listenChannels.js';
 export { rememberNonce } from './nonces/rememberNonce.js';
+export { rememberNonces, type UsedNonce } from './nonces/rememberNonces.js';
+export { listNonces } from './nonces/listNonces.js';
+export {
+  createChannelListener,
+  type ChannelHandlers,
+  type ChannelListener,
+  type ChannelListenerOptions,
+} from './postgres/listenChannel.js';
+export {
+  listenForNonces,
+  notifyNonces,
+  NONCES_CHANNEL,
+  type NonceListenerOptions,
+} from './postgres/nonceNotifications.js';
 export { purgeNonces } from './nonces/purgeNonces.js';
 export {
   CANCELLED_ERROR,

@@ -12,6 +12,7 @@ import { commandRoutes } from '../../gateway/routes/commands.js';
 import { insertCommandWith, openStore, type Store } from '../../runtime/index.js';
 import {
   connectDevice,
+  legacySocketHeaders,
   refusedUpgrade,
   socketHeaders,
   type DeviceSocket,
@@ -88,12 +89,21 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(none).toMatchObject({ status: 401, body: { code: 'AUTH_REQUIRED' } });
       const forged = await refusedUpgrade(gw.url, path, socketHeaders('ws-1', 'wrong-secret'));
       expect(forged).toMatchObject({ status: 401, body: { code: 'INVALID_SIGNATURE' } });
-      const headers = socketHeaders('ws-1', secrets['ws-1']!);
+      // the deprecated nonce upgrade: its nonce is single-use (the challenge scheme's replays
+      // are test/security/replay.test.ts's)
+      const headers = legacySocketHeaders('ws-1', secrets['ws-1']!);
       const once = new WebSocket(`${gw.url.replace('http', 'ws')}${path}`, { headers });
       await new Promise((resolve) => once.on('open', resolve));
       once.close();
       const replayed = await refusedUpgrade(gw.url, path, headers);
       expect(replayed).toMatchObject({ status: 401, body: { code: 'REPLAYED_REQUEST' } });
+      // an upgrade without a nonce must be signed without one
+      const nonceless = { ...headers };
+      delete nonceless['x-saffron-nonce'];
+      expect(await refusedUpgrade(gw.url, path, nonceless)).toMatchObject({
+        status: 401,
+        body: { code: 'INVALID_SIGNATURE' },
+      });
       await vi.waitFor(async () => expect(await statusOf('ws-1')).toBe('OFFLINE'));
       const other = await refusedUpgrade(
         gw.url,
@@ -261,9 +271,10 @@ for (const dialect of CLOUD_DIALECTS) {
       const older = await connect('ws-3');
       const created = await create('ws-3', { command_type: 'DIAGNOSTIC' });
       expect((await commandRow(created.command_id)).status).toBe('PENDING');
+      // the newer socket replaces the older once it has proven itself
       const newer = await connect('ws-3');
-      expect((await older.closed).code).toBe(4001);
       await hello(newer);
+      expect((await older.closed).code).toBe(4001);
       expect(((await newer.next('command')).command as Command).command_id).toBe(
         created.command_id,
       );
@@ -274,6 +285,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('answers bad frames with errors and closes on binary or oversized ones', async () => {
       const device = await connect('ws-4');
+      await hello(device);
       device.ws.send('{not json');
       expect(await device.next('error')).toMatchObject({ code: 'MALFORMED_FRAME' });
       device.send({ type: 'ack', command_id: 'nope', status: 'DONE' });

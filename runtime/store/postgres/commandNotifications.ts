@@ -8,7 +8,7 @@
  * itself (it already pushed locally). Device ids cannot contain `|` or `,` (see
  * authenticate.ts), and long lists are split to stay under NOTIFY's 8000-byte payload.
  *
- * Gateways hear it on their one listening connection (listenChannels.ts), with the cache
+ * Gateways hear it on their one listening connection (listenChannel.ts), with the cache
  * invalidations of changeNotifications.ts.
  */
 import { sql } from 'kysely';
