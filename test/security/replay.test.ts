@@ -242,8 +242,8 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
     const realChallenge = await real.challenge;
     real.send({ type: 'hello' });
     await real.next('welcome');
-    const online = await deviceRow('rp-ws');
-    expect(online.status).toBe('ONLINE');
+    // the connect is written behind (link/presence.ts)
+    await vi.waitFor(async () => expect((await deviceRow('rp-ws')).status).toBe('ONLINE'));
 
     // the attacker replays the upgrade and the hello it saw, proof and all
     const seenProof = signSocketProof(secrets['rp-ws']!, 'rp-ws', realChallenge);
@@ -305,8 +305,10 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
   it("takes a proof under a rotation's previous secret during its grace period, not after", async () => {
     const previous = secrets['rp-ws']!;
     const current = 'rotated-secret-0123456789abcdefghijklmnop';
-    const rotate = (graceEnds: Date) =>
-      a.handle.store.db
+    // written past the API (to set the grace period's end), so the gateway's credential
+    // cache is told as the rotation route would tell it
+    const rotate = async (graceEnds: Date) => {
+      await a.handle.store.db
         .updateTable('edge_devices')
         .set({
           secret_ciphertext: a.keys.seal(current),
@@ -315,6 +317,8 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
         })
         .where('device_id', '=', 'rp-ws')
         .execute();
+      a.gateway.context.auth.credentials.apply({ kind: 'devices', deviceIds: ['rp-ws'] });
+    };
     const upgrade = () => socketHeaders('rp-ws', current);
     await rotate(new Date(Date.now() + 60_000));
     const during = await connectDevice(a.url, 'rp-ws', previous, new Date(), {
