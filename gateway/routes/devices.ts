@@ -47,6 +47,7 @@ import {
   jsonObjectField,
 } from '../fields.js';
 import { auditActor } from '../auditActor.js';
+import { columnString } from '../columnFields.js';
 import { Problem } from '../problem.js';
 import { rawBody, route } from '../route.js';
 
@@ -64,10 +65,10 @@ const metadataField = jsonObjectField.refine((m) => !Object.hasOwn(m, 'metrics')
 
 const registerBody = z.strictObject({
   device_id: deviceIdField.optional(),
-  device_name: z.string().min(1).max(200),
+  device_name: columnString('edge_devices', 'device_name'),
   device_type: deviceTypeField,
-  location: z.string().min(1).max(200),
-  firmware_version: z.string().min(1).max(50).optional(),
+  location: columnString('edge_devices', 'location'),
+  firmware_version: columnString('edge_devices', 'firmware_version').optional(),
   registration_key: z.string().max(100).optional(),
   metadata: metadataField.optional(),
 });
@@ -80,10 +81,10 @@ const registerResponse = z.object({
 
 const updateBody = z
   .strictObject({
-    device_name: z.string().min(1).max(200).optional(),
+    device_name: columnString('edge_devices', 'device_name').optional(),
     device_type: deviceTypeField.optional(),
-    location: z.string().min(1).max(200).optional(),
-    firmware_version: z.string().min(1).max(50).optional(),
+    location: columnString('edge_devices', 'location').optional(),
+    firmware_version: columnString('edge_devices', 'firmware_version').optional(),
     metadata: metadataField.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'change at least one field' });

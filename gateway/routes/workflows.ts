@@ -16,6 +16,7 @@ import {
   WORKFLOW_STATUSES,
   type WorkflowRecord,
 } from '../../runtime/index.js';
+import { columnString } from '../columnFields.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
@@ -28,17 +29,17 @@ const idParams = z.strictObject({ id: z.uuid() });
 const inputBody = z.strictObject({ input: jsonObject.optional() }).optional();
 
 const startBody = z.strictObject({
-  workflow_type: z.string().min(1).max(200),
+  workflow_type: columnString('workflow_executions', 'workflow_type'),
   data: jsonObject.optional(),
-  idempotency_key: z.string().min(1).max(255).optional(),
-  owner_id: z.string().min(1).max(255).optional(),
+  idempotency_key: columnString('workflow_executions', 'idempotency_key').optional(),
+  owner_id: columnString('workflow_executions', 'owner_id').optional(),
   data_region: z.string().min(1).max(50).optional(),
 });
 
 const listQuery = z.strictObject({
   status: z.enum(WORKFLOW_STATUSES).optional(),
-  workflow_type: z.string().min(1).max(200).optional(),
-  owner_id: z.string().min(1).max(255).optional(),
+  workflow_type: columnString('workflow_executions', 'workflow_type').optional(),
+  owner_id: columnString('workflow_executions', 'owner_id').optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(200).optional(),
 });
@@ -262,7 +263,7 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
       params: idParams,
       body: z
         .strictObject({
-          from_step: z.string().min(1).max(200).optional(),
+          from_step: columnString('workflow_executions', 'current_step').optional(),
           input: jsonObject.optional(),
         })
         .optional(),

@@ -131,3 +131,31 @@ describe('malformed YAML', () => {
     expect(error.issues[0]).toMatchObject({ code: 'YAML_SYNTAX', line: 2 });
   });
 });
+
+describe('names stored in sized columns', () => {
+  it('refuses a parallel task name, a function path and a schedule name longer than their columns', async () => {
+    const long = (n: number) => 'x'.repeat(n);
+    const yaml = `
+workflow_type: sized
+steps:
+  - name: fan
+    type: PARALLEL
+    tasks:
+      - { name: ${long(201)}, function_path: steps.${long(500)} }
+  - name: later
+    type: CRON_SCHEDULE
+    schedule_name: ${long(201)}
+    cron_expression: "0 * * * *"
+    target_workflow_type: other
+    initial_data_template: {}
+`;
+    const error = await issuesOf(loadDefinition(yaml));
+    expect(error.issues.map((issue) => [issue.path, issue.line, issue.code])).toEqual(
+      expect.arrayContaining([
+        ['steps[0].tasks[0].name', 7, 'INVALID_LENGTH'],
+        ['steps[0].tasks[0].function_path', 7, 'INVALID_LENGTH'],
+        ['steps[1].schedule_name', 10, 'INVALID_LENGTH'],
+      ]),
+    );
+  });
+});
