@@ -229,9 +229,11 @@ const wasmStepSchema = z.strictObject({
   ...stepBase,
   type: z.literal('WASM'),
   wasm_config: z.strictObject({
+    // hex digests are compared as lower case everywhere; an upper-case one names the same module
     wasm_hash: z
       .string()
-      .regex(/^[0-9a-f]{64}$/, 'wasm_hash must be a SHA-256 digest: 64 lowercase hex characters'),
+      .regex(/^[0-9a-fA-F]{64}$/, 'wasm_hash must be a SHA-256 digest: 64 hex characters')
+      .transform((hash) => hash.toLowerCase()),
     entrypoint: nonEmpty.default('execute'),
     state_mapping: z.record(z.string(), z.string()).optional(),
     timeout_ms: z.number().int().min(100).max(60_000).default(5000),

@@ -67,7 +67,7 @@ describe('the broken fixture', () => {
     );
     expect(message('steps[7].item_var_name')).toMatch(/missing required field 'item_var_name'/);
     expect(message('steps[7].loop_body[0].name')).toMatch(/duplicate step name 'validate'/);
-    expect(message('steps[7].loop_body[0].wasm_config.wasm_hash')).toMatch(/64 lowercase hex/);
+    expect(message('steps[7].loop_body[0].wasm_config.wasm_hash')).toMatch(/64 hex characters/);
     expect(message('steps[8].compensate_function')).toMatch(/belongs to STANDARD, ASYNC/);
   });
 
