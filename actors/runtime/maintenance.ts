@@ -120,11 +120,18 @@ async function recoverZombies(internals: Internals, olderThanMs: number): Promis
   return recovered;
 }
 
-/** Timer kinds the cluster's timer job fires. */
-const FIRED_BY_MAINTENANCE = ['PARALLEL_TIMEOUT', 'HUMAN_INPUT_TIMEOUT'];
+/** Timer kinds the cluster's timer job fires (and a one-shot run, for its own workflow). */
+export const TIMEOUT_TIMER_KINDS: readonly string[] = ['PARALLEL_TIMEOUT', 'HUMAN_INPUT_TIMEOUT'];
 
-async function fireTimeouts(internals: Internals): Promise<number> {
-  const due = await listDueTimers(internals.store, FIRED_BY_MAINTENANCE, internals.clock.now());
+/** Fire the due timeouts (of one workflow, with `workflowId`); how many fired here. */
+export async function fireTimeouts(internals: Internals, workflowId?: string): Promise<number> {
+  const due = await listDueTimers(
+    internals.store,
+    TIMEOUT_TIMER_KINDS,
+    internals.clock.now(),
+    100,
+    workflowId,
+  );
   let fired = 0;
   for (const timer of due) {
     if (!(await fireTimer(internals.store, timer.id))) continue;
