@@ -259,6 +259,9 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       summary:
         'register a device (admin bearer token, or a registration key in the body); the secret is shown once',
       tags: ['devices'],
+      responseHeaders: {
+        'Cache-Control': { description: 'no-store: the secret is shown once', required: true },
+      },
       access: { public: true },
       body: registerBody,
       response: registerResponse,
@@ -427,6 +430,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/devices/:device_id',
+      status: 204,
       summary: 'delete a device with its commands, assignments and device-scoped config',
       tags: ['devices'],
       access: { roles: ['admin'] },
@@ -458,6 +462,9 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       summary:
         'issue a new device secret (shown once); the previous one stays valid for a grace period (default 24 h)',
       tags: ['devices'],
+      responseHeaders: {
+        'Cache-Control': { description: 'no-store: the secret is shown once', required: true },
+      },
       access: { roles: ['admin'], devices: true },
       params: deviceParams,
       body: rotateBody,
@@ -522,6 +529,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
     {
       method: 'POST',
       url: '/api/v1/devices/:device_id/metrics',
+      status: 204,
       summary:
         'report device metrics (the device itself): disk, memory, SAF backlog, sync, network',
       tags: ['devices'],

@@ -116,6 +116,13 @@ function uploadProblem(error: unknown): unknown {
 
 const isBytes = (body: unknown): body is Buffer => Buffer.isBuffer(body);
 
+/** Headers of a binary download, on 200 and 304 alike (the bytes never change). */
+const IMMUTABLE_HEADERS = {
+  ETag: { description: 'the quoted SHA-256 of the bytes', required: true },
+  'Cache-Control': { description: 'private, max-age=31536000, immutable', required: true },
+  'X-Saffron-SHA256': { description: 'the SHA-256 of the bytes, hex', required: true },
+} as const;
+
 /** Register the WASM registry routes; binaries live under `ctx.wasmStorageDir`. */
 export function registerWasmComponentRoutes(ctx: GatewayContext): void {
   route(
@@ -129,6 +136,14 @@ export function registerWasmComponentRoutes(ctx: GatewayContext): void {
       access: { roles: ['admin'] },
       response: componentResponse,
       status: 201,
+      responseHeaders: { Location: { description: 'the registered component', required: true } },
+      otherResponses: {
+        200: {
+          description: 'already registered: the component as it was',
+          headers: { Location: { description: 'the registered component', required: true } },
+          body: componentResponse,
+        },
+      },
       bodyLimit: Math.ceil(MAX_WASM_UPLOAD_BYTES / 3) * 4 + 64 * 1024 * 3,
     },
     async ({ request, reply, principal }) => {
@@ -260,6 +275,19 @@ export function registerWasmComponentRoutes(ctx: GatewayContext): void {
       tags: ['wasm'],
       access: { roles: ['admin'], devices: true },
       params: hashParams,
+      headers: z.object({
+        'if-none-match': z
+          .string()
+          .optional()
+          .meta({ description: 'the quoted hash; 304 when it matches' }),
+      }),
+      responseHeaders: {
+        ...IMMUTABLE_HEADERS,
+        'Content-Disposition': { description: 'attachment; <hash>.wasm', required: true },
+      },
+      otherResponses: {
+        304: { description: 'the held binary is this one; no body', headers: IMMUTABLE_HEADERS },
+      },
     },
     async ({ params, request, reply }) => {
       const etag = `"${params.hash}"`;
