@@ -394,6 +394,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     async resume(id, input) {
       const record = await loadWorkflow(internals, id);
+      // a deadline that passed before the input came wins, fired by a maintenance pass or not
+      if (record.status === 'WAITING_HUMAN_INPUT') await fireTimeouts(internals, id, true);
       if (record.status === 'PAUSED') {
         const resumed = await unpauseWorkflow(internals, id);
         if (resumed.status === 'PENDING_SUB_WORKFLOW')

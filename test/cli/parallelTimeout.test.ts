@@ -1,8 +1,9 @@
 /**
- * `saffron run` honours a PARALLEL step's `timeout_seconds` on its own: a one-shot process
- * has no maintenance loop, and the timeout used to be fired only there — a task that ran
- * past it finished and the step COMPLETED. Here a 1 s timeout ends the step while its slow
- * task (2.5 s) still runs, with the inline and the threads executors.
+ * One-shot CLI processes honour timeouts on their own: they have no maintenance loop, and
+ * timeouts used to be fired only there. `saffron run`: a 1 s PARALLEL `timeout_seconds`
+ * ends the step while its slow task (2.5 s) still runs — it used to finish, and the step
+ * COMPLETED — with the inline and the threads executors. `saffron resume` after a human
+ * step's deadline passed: the deadline wins (the input used to be taken).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 writeFileSync(
   join(dir, 'tasks.js'),
   `export const fast = () => ({ fast_done: true });
+export const ask = (state, context) => {
+  if (!context.input?.approved)
+    throw Object.assign(new Error('wait'), { name: 'WorkflowPauseDirective', result: {} });
+  return { approved: true };
+};
 export const slow = () =>
   new Promise((resolve) => setTimeout(() => resolve({ slow_done: true }), 2500));
 `,
@@ -34,6 +40,37 @@ steps:
       - { name: sluggish, function_path: tasks.slow }
 `,
 );
+
+writeFileSync(
+  join(dir, 'approval.yaml'),
+  `workflow_type: approval
+automate_next: true
+steps:
+  - { name: approve, type: HUMAN_IN_LOOP, function: tasks.ask, timeout_seconds: 1 }
+`,
+);
+
+describe('saffron resume: a human step whose deadline passed', () => {
+  it('fails the workflow with HUMAN_INPUT_TIMEOUT instead of taking the late input', async () => {
+    const db = join(dir, 'approval.db');
+    const run = await runCli(['run', 'approval.yaml', '--steps', dir, '--db', db, '--json'], {
+      cwd: dir,
+    });
+    const { id, status } = workflowOf(run);
+    expect(status).toBe('WAITING_HUMAN_INPUT');
+    // the deadline is wall-clock time: let it pass
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const late = await runCli(
+      ['resume', id, '--input', '{"approved": true}', '--steps', dir, '--db', db],
+      { cwd: dir },
+    );
+    expect(late.code).toBe(1);
+    const shown = workflowOf(await runCli(['show', id, '--db', db, '--json'], { cwd: dir }));
+    expect(shown.status).toBe('FAILED');
+    expect(shown.error?.code).toBe('HUMAN_INPUT_TIMEOUT');
+    expect(shown.state).not.toHaveProperty('approved');
+  });
+});
 
 describe('saffron run: PARALLEL timeout_seconds', () => {
   it.each(['inline', 'threads'])(
