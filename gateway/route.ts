@@ -35,7 +35,10 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
-  /** The body as documented, when `body` normalises its input first (z.preprocess hides that). */
+  /**
+   * The body as documented, when `body` normalises its input first (z.preprocess hides that)
+   * or the handler parses it itself.
+   */
   documentedBody?: z.ZodType;
   /** Request headers the route reads (lower-case names; documented as header parameters). */
   headers?: z.ZodType;
@@ -93,7 +96,7 @@ export function route<
     security: 'public' in access ? 'none' : access.devices ? 'user-or-device' : 'user',
     ...(spec.params ? { params: spec.params } : {}),
     ...(spec.query ? { query: spec.query } : {}),
-    ...(spec.body ? { body: spec.documentedBody ?? spec.body } : {}),
+    ...(spec.body || spec.documentedBody ? { body: spec.documentedBody ?? spec.body } : {}),
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.response ? { response: spec.response } : {}),
     successStatus: spec.status ?? 200,

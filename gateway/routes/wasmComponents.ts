@@ -24,6 +24,7 @@ import {
   type WasmComponent,
 } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
+import { columnString } from '../columnFields.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { rawBody, route } from '../route.js';
@@ -38,8 +39,8 @@ const hashParams = z.strictObject({
   hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest (64 lowercase hex)'),
 });
 
-const nameField = z.string().min(1).max(200);
-const versionField = z.string().min(1).max(50);
+const nameField = columnString('wasm_components', 'name');
+const versionField = columnString('wasm_components', 'version_tag');
 const descriptionField = z.string().max(2000);
 const schemaText = z.string().max(64 * 1024);
 const schemaObject = z.record(z.string(), z.unknown());
@@ -134,6 +135,8 @@ export function registerWasmComponentRoutes(ctx: GatewayContext): void {
         'upload a WASM binary (admin): raw application/wasm with metadata in the query, or JSON with binary_base64; 201 new, 200 already registered',
       tags: ['wasm'],
       access: { roles: ['admin'] },
+      // parsed by the handler, which also takes raw application/wasm with the rest in the query
+      documentedBody: jsonUploadBody,
       response: componentResponse,
       status: 201,
       responseHeaders: { Location: { description: 'the registered component', required: true } },
