@@ -30,6 +30,7 @@ export interface DocumentedRoute {
   body?: z.ZodType;
   headers?: z.ZodType;
   response?: z.ZodType;
+  mediaTypes?: readonly string[];
   successStatus: number;
   responseHeaders?: Readonly<Record<string, DocumentedHeader>>;
   otherResponses?: Readonly<Record<number, DocumentedResponse>>;
@@ -100,7 +101,13 @@ export class OpenApiRegistry {
             : {}),
           ...(r.response && r.successStatus !== 204
             ? { content: { 'application/json': { schema: jsonSchema(r.response) } } }
-            : {}),
+            : r.mediaTypes
+              ? {
+                  content: Object.fromEntries(
+                    r.mediaTypes.map((type) => [type, { schema: { type: 'string' } }]),
+                  ),
+                }
+              : {}),
         },
       };
       for (const [status, other] of Object.entries(r.otherResponses ?? {})) {

@@ -43,6 +43,8 @@ export interface RouteSpec<
   /** Request headers the route reads (lower-case names; documented as header parameters). */
   headers?: z.ZodType;
   response?: z.ZodType;
+  /** Media types of a success answer that is not JSON (the handler sends it itself). */
+  mediaTypes?: readonly string[];
   /** Status of a successful JSON answer (default 200; 204 when the handler returns undefined). */
   status?: number;
   /** Headers of the successful answer, by name, with what each carries. */
@@ -99,6 +101,7 @@ export function route<
     ...(spec.body || spec.documentedBody ? { body: spec.documentedBody ?? spec.body } : {}),
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.response ? { response: spec.response } : {}),
+    ...(spec.mediaTypes ? { mediaTypes: spec.mediaTypes } : {}),
     successStatus: spec.status ?? 200,
     ...(spec.responseHeaders ? { responseHeaders: spec.responseHeaders } : {}),
     ...(spec.otherResponses ? { otherResponses: spec.otherResponses } : {}),

@@ -284,6 +284,7 @@ export function registerWasmComponentRoutes(ctx: GatewayContext): void {
           .optional()
           .meta({ description: 'the quoted hash; 304 when it matches' }),
       }),
+      mediaTypes: ['application/wasm'],
       responseHeaders: {
         ...IMMUTABLE_HEADERS,
         'Content-Disposition': { description: 'attachment; <hash>.wasm', required: true },
