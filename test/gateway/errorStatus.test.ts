@@ -37,6 +37,7 @@ const INTERNAL: Readonly<Record<string, string>> = {
   MIGRATION_FAILED: 'migrations run at start-up, not per request',
   MIGRATION_UNKNOWN_VERSION: 'migrations run at start-up, not per request',
   DEFINITION_NOT_FOUND: 'a definition file the server itself was told to read',
+  DATA_DIR_LOCKED: 'the embedded database is opened at start-up, not per request',
   EXECUTOR_CLOSED: 'the server is shutting its step executor down',
   THREAD_FAILED: 'a worker thread of the server died',
   THREAD_RESULT_NOT_CLONEABLE: 'a step ran; its failure is recorded on the workflow',

@@ -50,6 +50,7 @@ const BASES: Record<string, { params?: Record<string, string>; body: Record<stri
   },
   'PATCH /api/v1/devices/{device_id}': { params: { device_id: DEVICE }, body: { location: 'x' } },
   'POST /api/v1/registration-keys': { body: { name: 'key' } },
+  'POST /api/v1/users': { body: { name: 'someone', role: 'viewer' } },
 };
 
 /** Fields at whose limit a base request is still not valid for a reason of its own. */
