@@ -7,14 +7,15 @@ import { auditEventJson as auditJson, workflowError, workflowJson } from '../act
 import type { StoredAuditEvent, WorkflowRecord } from '../runtime/store/index.js';
 import { type CliIo, printJson, printRows } from './io.js';
 
+/** ` v2` for a workflow version `2` or `v2` (never `vv2`); empty without a version. */
+export const versionSuffix = (version: string | null | undefined): string =>
+  version ? ` v${version.replace(/^v/i, '')}` : '';
+
 function block(record: WorkflowRecord): string {
   const error = workflowError(record);
   const rows: [string, string][] = [
     ['id', record.id],
-    [
-      'type',
-      `${record.workflowType}${record.workflowVersion ? ` v${record.workflowVersion}` : ''}`,
-    ],
+    ['type', `${record.workflowType}${versionSuffix(record.workflowVersion)}`],
     ['status', record.status],
     ['current step', record.currentStep ?? '-'],
   ];

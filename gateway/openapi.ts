@@ -4,6 +4,20 @@
  */
 import { z } from 'zod';
 
+/** A response header: what it carries, and whether every such answer has it. */
+export interface DocumentedHeader {
+  description: string;
+  required?: boolean;
+}
+
+/** An answer besides the success and the problem+json errors. */
+export interface DocumentedResponse {
+  description: string;
+  headers?: Readonly<Record<string, DocumentedHeader>>;
+  /** JSON body, when the answer has one. */
+  body?: z.ZodType;
+}
+
 /** One documented operation. */
 export interface DocumentedRoute {
   method: string;
@@ -14,14 +28,38 @@ export interface DocumentedRoute {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  headers?: z.ZodType;
   response?: z.ZodType;
+  mediaTypes?: readonly string[];
   successStatus: number;
+  responseHeaders?: Readonly<Record<string, DocumentedHeader>>;
+  otherResponses?: Readonly<Record<number, DocumentedResponse>>;
 }
+
+/** Sent with any answer that a rate-limit rule covers (every route may be). */
+const RATE_LIMIT_HEADERS: Readonly<Record<string, DocumentedHeader>> = {
+  'RateLimit-Limit': { description: 'requests allowed in the window of the tightest rule' },
+  'RateLimit-Remaining': { description: 'requests left in that window' },
+  'RateLimit-Reset': { description: 'seconds until that window ends' },
+};
+
+function headerObjects(headers: Readonly<Record<string, DocumentedHeader>>) {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, h]) => [
+      name,
+      { description: h.description, required: h.required ?? false, schema: { type: 'string' } },
+    ]),
+  );
+}
+
+const PROBLEM_CONTENT = {
+  'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+};
 
 const jsonSchema = (schema: z.ZodType) =>
   z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>;
 
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query' | 'header') {
   if (!schema) return [];
   const json = jsonSchema(schema) as {
     properties?: Record<string, unknown>;
@@ -53,11 +91,53 @@ export class OpenApiRegistry {
           : r.security === 'user'
             ? [{ bearer: [] }]
             : [{ bearer: [] }, { device: [] }];
+      const limited = RATE_LIMIT_HEADERS;
+      const successHeaders = { ...r.responseHeaders, ...limited };
+      const responses: Record<string, unknown> = {
+        [String(r.successStatus)]: {
+          description: 'success',
+          ...(Object.keys(successHeaders).length > 0
+            ? { headers: headerObjects(successHeaders) }
+            : {}),
+          ...(r.response && r.successStatus !== 204
+            ? { content: { 'application/json': { schema: jsonSchema(r.response) } } }
+            : r.mediaTypes
+              ? {
+                  content: Object.fromEntries(
+                    r.mediaTypes.map((type) => [type, { schema: { type: 'string' } }]),
+                  ),
+                }
+              : {}),
+        },
+      };
+      for (const [status, other] of Object.entries(r.otherResponses ?? {})) {
+        const headers = { ...other.headers, ...limited };
+        responses[status] = {
+          description: other.description,
+          ...(Object.keys(headers).length > 0 ? { headers: headerObjects(headers) } : {}),
+          ...(other.body
+            ? { content: { 'application/json': { schema: jsonSchema(other.body) } } }
+            : {}),
+        };
+      }
+      responses['429'] = {
+        description: 'a rate limit was reached',
+        headers: headerObjects({
+          'Retry-After': { description: 'seconds to wait before trying again', required: true },
+          ...limited,
+        }),
+        content: PROBLEM_CONTENT,
+      };
+      responses.default = { description: 'an error', content: PROBLEM_CONTENT };
       (paths[path] ??= {})[r.method.toLowerCase()] = {
         summary: r.summary,
         tags: r.tags,
         security,
-        parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+        parameters: [
+          ...parameters(r.params, 'path'),
+          ...parameters(r.query, 'query'),
+          ...parameters(r.headers, 'header'),
+        ],
         ...(r.body
           ? {
               requestBody: {
@@ -66,20 +146,7 @@ export class OpenApiRegistry {
               },
             }
           : {}),
-        responses: {
-          [String(r.successStatus)]: {
-            description: 'success',
-            ...(r.response
-              ? { content: { 'application/json': { schema: jsonSchema(r.response) } } }
-              : {}),
-          },
-          default: {
-            description: 'an error',
-            content: {
-              'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
-            },
-          },
-        },
+        responses,
       };
     }
     return {

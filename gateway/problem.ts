@@ -3,7 +3,7 @@
  * a stable `code`, a human `title` and `detail`, and — for validation — the list of what was
  * wrong, by path. Internal errors are logged and answered with a bare 500 that leaks nothing.
  */
-import { SaffronError } from '../runtime/index.js';
+import { SaffronError, WORKFLOW_ERROR_CODES, type WorkflowErrorCode } from '../runtime/index.js';
 
 /** A problem to answer with: status, stable code, and optional extension members. */
 export class Problem extends Error {
@@ -53,24 +53,57 @@ export function problemBody(
   };
 }
 
-/** Engine error codes and the HTTP status each maps to. */
-const SAFFRON_STATUS: Record<string, number> = {
+/**
+ * Every {@link WorkflowError} code and its status. A `Record` over the closed set, so a code
+ * added to the engine does not compile until it has a status here (`internal`: a fault of
+ * the server, answered with a bare 500).
+ */
+const WORKFLOW_ERROR_STATUS: Readonly<Record<WorkflowErrorCode, number | 'internal'>> = {
   WORKFLOW_NOT_FOUND: 404,
   UNKNOWN_WORKFLOW_TYPE: 422,
   WORKFLOW_NOT_ACTIVE: 409,
   WORKFLOW_NOT_WAITING: 409,
   WORKFLOW_NOT_RETRYABLE: 409,
   WORKFLOW_TERMINAL: 409,
+  WORKFLOW_NOT_PAUSED: 409,
   INVALID_INPUT: 422,
+  UNKNOWN_STEP: 422,
+  // a stored snapshot that no longer restores is the server's fault, not the caller's
+  SNAPSHOT_INVALID: 'internal',
+};
+
+/** Other engine codes a request can meet, and the status each maps to. */
+const SAFFRON_STATUS: Readonly<Record<string, number>> = {
   DEFINITION_INVALID: 422,
   CONFLICT: 409,
+  STORE_UNAVAILABLE: 503,
+  // the workflow's data (or a resume's input) is refused by its definition
+  STEP_INPUT_INVALID: 422,
+  TEMPLATE_SYNTAX: 422,
+  TEMPLATE_UNRESOLVED: 422,
+  EXPRESSION_SYNTAX: 422,
+  EXPRESSION_EVALUATION: 422,
+  MERGE_CONFLICT: 409,
+  MERGE_UNSAFE_KEY: 422,
 };
+
+const isWorkflowErrorCode = (code: string): code is WorkflowErrorCode =>
+  (WORKFLOW_ERROR_CODES as readonly string[]).includes(code);
+
+/** The status of an engine error code; undefined for errors that are the server's fault. */
+function saffronStatus(error: SaffronError): number | undefined {
+  if (isWorkflowErrorCode(error.code)) {
+    const status = WORKFLOW_ERROR_STATUS[error.code];
+    return status === 'internal' ? undefined : status;
+  }
+  return SAFFRON_STATUS[error.code] ?? (error.name === 'ConflictError' ? 409 : undefined);
+}
 
 /** Map anything thrown by a handler to a {@link Problem}; `undefined` for internal errors. */
 export function toProblem(error: unknown): Problem | undefined {
   if (error instanceof Problem) return error;
   if (error instanceof SaffronError) {
-    const status = SAFFRON_STATUS[error.code] ?? (error.name === 'ConflictError' ? 409 : undefined);
+    const status = saffronStatus(error);
     if (status !== undefined) return new Problem(status, error.code, error.message);
     return undefined;
   }

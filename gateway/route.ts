@@ -11,6 +11,7 @@ import { admitUser } from './auth/assignedRoles.js';
 import { authenticate } from './auth/authenticate.js';
 import { requireRole, type Principal, type UserRole } from './auth/principal.js';
 import type { GatewayContext } from './context.js';
+import type { DocumentedHeader, DocumentedResponse } from './openapi.js';
 import { Problem } from './problem.js';
 import { parsePart } from './validate.js';
 
@@ -34,9 +35,22 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The body as documented, when `body` normalises its input first (z.preprocess hides that)
+   * or the handler parses it itself.
+   */
+  documentedBody?: z.ZodType;
+  /** Request headers the route reads (lower-case names; documented as header parameters). */
+  headers?: z.ZodType;
   response?: z.ZodType;
+  /** Media types of a success answer that is not JSON (the handler sends it itself). */
+  mediaTypes?: readonly string[];
   /** Status of a successful JSON answer (default 200; 204 when the handler returns undefined). */
   status?: number;
+  /** Headers of the successful answer, by name, with what each carries. */
+  responseHeaders?: Readonly<Record<string, DocumentedHeader>>;
+  /** Answers other than the success and the problem+json errors (a 304, a 202 held for approval). */
+  otherResponses?: Readonly<Record<number, DocumentedResponse>>;
   /** Largest body in bytes (default: the server's limit). */
   bodyLimit?: number;
   /**
@@ -90,9 +104,13 @@ export function route<
     security: 'public' in access ? 'none' : access.devices ? 'user-or-device' : 'user',
     ...(spec.params ? { params: spec.params } : {}),
     ...(spec.query ? { query: spec.query } : {}),
-    ...(spec.body ? { body: spec.body } : {}),
+    ...(spec.body || spec.documentedBody ? { body: spec.documentedBody ?? spec.body } : {}),
+    ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.response ? { response: spec.response } : {}),
+    ...(spec.mediaTypes ? { mediaTypes: spec.mediaTypes } : {}),
     successStatus: spec.status ?? 200,
+    ...(spec.responseHeaders ? { responseHeaders: spec.responseHeaders } : {}),
+    ...(spec.otherResponses ? { otherResponses: spec.otherResponses } : {}),
   });
   ctx.app.route({
     method: spec.method,
@@ -122,6 +140,7 @@ export function route<
       // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the driver
       if (/%00/i.test(request.url))
         throw new Problem(400, 'NUL_CHARACTER', 'the URL contains a NUL character (%00)');
+      if (spec.headers) parsePart(spec.headers, request.headers, 'headers');
       const input = {
         params: spec.params ? parsePart(spec.params, request.params, 'params') : undefined,
         query: spec.query ? parsePart(spec.query, request.query, 'query') : undefined,

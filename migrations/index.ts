@@ -13,6 +13,7 @@ import { migration as m0006 } from './0006_webhook_order_audit_search.js';
 import { migration as m0007 } from './0007_command_risk_levels.js';
 import { migration as m0008 } from './0008_task_claim_indexes.js';
 import { migration as m0009 } from './0009_metrics_name_index.js';
+import { migration as m0010 } from './0010_command_type_check.js';
 
 /** All migrations, oldest first. */
 export const migrations: readonly Migration[] = [
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   m0007,
   m0008,
   m0009,
+  m0010,
 ];

@@ -9,6 +9,7 @@
  * ```
  */
 import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   ConflictError,
   createModelRegistry,
@@ -18,6 +19,7 @@ import {
   inlineExecutor,
   listAuditEvents,
   listWorkflows,
+  nextTimerDue,
   storeWasmSource,
   systemClock,
   timeOrderedIds,
@@ -46,7 +48,13 @@ import { describeStatechart, type Statechart } from '../workflow/statechart.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
 import { isTerminal } from './plan.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
-import { maintain, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
+import {
+  fireTimeouts,
+  maintain,
+  TIMEOUT_TIMER_KINDS,
+  type MaintenanceOptions,
+  type MaintenanceReport,
+} from './maintenance.js';
 import { serve, type ServeOptions, type Service } from './serve.js';
 import { createWorkflowRegistry, type WorkflowRegistry } from './registry.js';
 import { startHeartbeatPulse } from './pulse.js';
@@ -212,6 +220,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** Longest wait before a draining `runUntilSettled` looks for a new timeout of its workflow. */
+const TIMEOUT_POLL_MS = 1000;
+
 /** Create a runtime over `options.store`. */
 export function createRuntime(options: RuntimeOptions): Runtime {
   const modelsDir = options.inference?.modelsDir ?? process.env.SAFFRON_MODELS_DIR;
@@ -300,6 +311,36 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   /**
+   * {@link drainAll}, firing the timeouts of `id` that fall due meanwhile. A process that
+   * drives one workflow to its end (`saffron run`, inline or threads) may have no maintenance
+   * loop: without this, a PARALLEL step's tasks running here outlived its `timeout_seconds`
+   * and the step completed. The wait is on the wall clock, measured against `clock.now()`,
+   * and re-reads the next due time at least every {@link TIMEOUT_POLL_MS} (the drain may
+   * reach a later PARALLEL step with a timeout of its own).
+   */
+  const drainFiringTimeouts = async (id: string): Promise<boolean> => {
+    if (pending.size === 0) return false;
+    let drained = false;
+    const done = drainAll().finally(() => {
+      drained = true;
+    });
+    while (!drained) {
+      const due = await nextTimerDue(internals.store, id, TIMEOUT_TIMER_KINDS);
+      const wait =
+        due === undefined
+          ? TIMEOUT_POLL_MS
+          : Math.min(TIMEOUT_POLL_MS, due.getTime() - internals.clock.now().getTime());
+      if (wait > 0) {
+        const stop = new AbortController();
+        await Promise.race([done, delay(wait, undefined, { signal: stop.signal }).catch(() => {})]);
+        stop.abort();
+      } else await fireTimeouts(internals, id);
+    }
+    await done;
+    return true;
+  };
+
+  /**
    * Run the next step of `id`; when a background drive moved it on meanwhile (a finished
    * child resumed its parent and drove it to the end), the fresh record instead.
    */
@@ -353,6 +394,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     async resume(id, input) {
       const record = await loadWorkflow(internals, id);
+      // a deadline that passed before the input came wins, fired by a maintenance pass or not
+      if (record.status === 'WAITING_HUMAN_INPUT') await fireTimeouts(internals, id, true);
       if (record.status === 'PAUSED') {
         const resumed = await unpauseWorkflow(internals, id);
         if (resumed.status === 'PENDING_SUB_WORKFLOW')
@@ -396,7 +439,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (;;) {
         while (record.status === 'ACTIVE') record = await stepOrReload(id);
         // a sub-workflow may have ended during the drain and re-activated its parent
-        if (!(await drainAll())) return record;
+        if (!(await drainFiringTimeouts(id))) return record;
         record = await loadWorkflow(internals, id);
         if (record.status !== 'ACTIVE') return record;
       }

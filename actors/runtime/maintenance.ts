@@ -120,19 +120,35 @@ async function recoverZombies(internals: Internals, olderThanMs: number): Promis
   return recovered;
 }
 
-/** Timer kinds the cluster's timer job fires. */
-const FIRED_BY_MAINTENANCE = ['PARALLEL_TIMEOUT', 'HUMAN_INPUT_TIMEOUT'];
+/** Timer kinds the cluster's timer job fires (and a one-shot run, for its own workflow). */
+export const TIMEOUT_TIMER_KINDS: readonly string[] = ['PARALLEL_TIMEOUT', 'HUMAN_INPUT_TIMEOUT'];
 
-async function fireTimeouts(internals: Internals): Promise<number> {
-  const due = await listDueTimers(internals.store, FIRED_BY_MAINTENANCE, internals.clock.now());
+/**
+ * Fire the due timeouts (of one workflow, with `workflowId`); how many fired here. A passed
+ * human-input deadline drives its workflow in the background, or before this returns with
+ * `inline` (a resume that arrives after the deadline must find it applied).
+ */
+export async function fireTimeouts(
+  internals: Internals,
+  workflowId?: string,
+  inline = false,
+): Promise<number> {
+  const due = await listDueTimers(
+    internals.store,
+    TIMEOUT_TIMER_KINDS,
+    internals.clock.now(),
+    100,
+    workflowId,
+  );
   let fired = 0;
   for (const timer of due) {
     if (!(await fireTimer(internals.store, timer.id))) continue;
     if (timer.kind === 'HUMAN_INPUT_TIMEOUT' && timer.stepName) {
       const stepName = timer.stepName;
-      internals.background(timer.workflowId, () =>
-        driveWorkflow(internals, timer.workflowId, { kind: 'deadline', stepName }),
-      );
+      const drive = () =>
+        driveWorkflow(internals, timer.workflowId, { kind: 'deadline', stepName });
+      if (inline) await drive();
+      else internals.background(timer.workflowId, drive);
     } else {
       const group = typeof timer.payload.group === 'string' ? timer.payload.group : undefined;
       if (group) await timeOutTaskGroup(internals, timer.workflowId, group, timer.payload.seconds);

@@ -9,6 +9,7 @@ import {
   type DefinitionIssue,
 } from '../../runtime/definition/index.js';
 import { CliExit, type CliIo, printJson } from '../io.js';
+import { versionSuffix } from '../printWorkflow.js';
 
 interface ValidateOptions {
   steps?: string;
@@ -69,7 +70,7 @@ function printReport(io: CliIo, r: FileReport): void {
     const kinds = Object.entries(r.stepKinds ?? {})
       .map(([k, n]) => `${k}×${n}`)
       .join(', ');
-    const version = r.workflowVersion ? ` v${r.workflowVersion}` : '';
+    const version = versionSuffix(r.workflowVersion);
     const warn = r.warnings.length ? `, ${r.warnings.length} warning(s)` : '';
     io.stdout.write(
       `ok ${r.file}: ${r.workflowType}${version}, ${r.steps} steps (${kinds})${warn}\n`,

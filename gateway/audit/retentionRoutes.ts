@@ -222,6 +222,7 @@ export function registerRetentionRoutes(ctx: GatewayContext, job: RetentionJob):
     {
       method: 'DELETE',
       url: '/api/v1/audit/retention-policies/:id',
+      status: 204,
       summary: 'delete a retention policy (rows it would purge are kept from now on)',
       tags,
       access: { roles: ADMIN },

@@ -69,6 +69,11 @@ export function registerAuditRoutes(ctx: GatewayContext): void {
       tags,
       access: { roles: AUDIT_READERS },
       query: exportQuery,
+      mediaTypes: ['application/x-ndjson', 'text/csv'],
+      responseHeaders: {
+        'Content-Disposition': { description: 'attachment; audit-<time>.<format>', required: true },
+        'Cache-Control': { description: 'no-store', required: true },
+      },
     },
     async ({ query, reply }) => {
       const stamp = ctx

@@ -23,7 +23,7 @@ import { route } from '../route.js';
 import { createBatch } from './create.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { FleetDriver } from './driver.js';
-import { HELD_SUMMARY, replyHeld } from './heldReply.js';
+import { HELD_RESPONSE, HELD_SUMMARY, replyHeld } from './heldReply.js';
 import { batchItemJson, batchItemSchema, batchJson, batchSchema } from './present.js';
 import { createBatchBody } from './schemas.js';
 
@@ -54,6 +54,7 @@ export function registerBatchRoutes(ctx: GatewayContext, driver: FleetDriver): v
       method: 'POST',
       url: '/api/v1/command-batches',
       summary: `create a command batch (PARALLEL or SEQUENTIAL per device) and start it; ${HELD_SUMMARY}`,
+      otherResponses: HELD_RESPONSE,
       tags,
       access: { roles: MANAGE },
       body: createBatchBody,

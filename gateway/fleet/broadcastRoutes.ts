@@ -27,7 +27,7 @@ import { route } from '../route.js';
 import { createBroadcast } from './create.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { FleetDriver } from './driver.js';
-import { HELD_SUMMARY, replyHeld } from './heldReply.js';
+import { HELD_RESPONSE, HELD_SUMMARY, replyHeld } from './heldReply.js';
 import {
   broadcastDeviceJson,
   broadcastDeviceSchema,
@@ -89,6 +89,7 @@ export function registerBroadcastRoutes(ctx: GatewayContext, driver: FleetDriver
       method: 'POST',
       url: '/api/v1/command-broadcasts',
       summary: `broadcast a command to every device matching a filter, in phases; ${HELD_SUMMARY}`,
+      otherResponses: HELD_RESPONSE,
       tags,
       access: { roles: MANAGE },
       body: createBroadcastBody,

@@ -5,10 +5,20 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { ApprovalRecord } from '../../runtime/index.js';
-import { approvalJson } from '../governance/present.js';
+import { approvalJson, approvalSchema } from '../governance/present.js';
+import type { DocumentedResponse } from '../openapi.js';
 
 /** What a route documents its held answer as. */
 export const HELD_SUMMARY = '202 with the approval when a policy holds it for approval';
+
+/** The held answer, for a route's `otherResponses`. */
+export const HELD_RESPONSE: Readonly<Record<number, DocumentedResponse>> = {
+  202: {
+    description: 'held for approval: the approval request',
+    headers: { Location: { description: 'the approval to decide on', required: true } },
+    body: approvalSchema,
+  },
+};
 
 /** Answer 202 with `approval`. */
 export function replyHeld(reply: FastifyReply, approval: ApprovalRecord): FastifyReply {

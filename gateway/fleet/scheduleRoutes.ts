@@ -329,6 +329,7 @@ export function registerScheduleRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/command-schedules/:id',
+      status: 204,
       summary: 'delete a schedule (it never fires again; its runs stay readable)',
       tags,
       access: { roles: MANAGE },

@@ -22,7 +22,7 @@ import { Problem } from '../problem.js';
 import { route } from '../route.js';
 import { applyTemplate, appliedIds } from './create.js';
 import type { FleetDriver } from './driver.js';
-import { HELD_SUMMARY, replyHeld } from './heldReply.js';
+import { HELD_RESPONSE, HELD_SUMMARY, replyHeld } from './heldReply.js';
 import {
   batchJson,
   batchSchema,
@@ -149,6 +149,7 @@ export function registerTemplateRoutes(ctx: GatewayContext, driver: FleetDriver)
       method: 'POST',
       url: '/api/v1/command-templates/:id/apply',
       summary: `render a template with variables and send it to a device, a batch or a filter; ${HELD_SUMMARY}`,
+      otherResponses: HELD_RESPONSE,
       tags,
       access: { roles: MANAGE },
       params: idParams,

@@ -243,6 +243,7 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/roles/:name',
+      status: 204,
       summary: 'delete a custom role that nobody holds and no policy names',
       tags,
       access: { roles: ADMIN },
@@ -354,6 +355,7 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/role-assignments/:id',
+      status: 204,
       summary: 'take back a role assignment',
       tags,
       access: { roles: ADMIN },
@@ -475,6 +477,7 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/authorization-policies/:id',
+      status: 204,
       summary: 'delete an authorization policy',
       tags: policyTags,
       access: { roles: ADMIN },

@@ -240,6 +240,7 @@ export function registerRateLimitRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/rate-limits/:id',
+      status: 204,
       summary: 'delete a rate-limit rule and its counters',
       tags,
       access: { roles: ADMIN },

@@ -5,7 +5,7 @@
  * Payloads are strict objects: a misspelt field is an error, not an ignored instruction.
  */
 import { z } from 'zod';
-import type { COMMAND_TYPES } from '../../runtime/index.js';
+import type { STORED_COMMAND_TYPES } from '../../runtime/index.js';
 import { versionField } from '../governance/semver.js';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest');
@@ -51,10 +51,7 @@ export const COMMAND_PAYLOADS = {
   }),
   SYNC_WASM: syncWasm,
   sync_wasm: syncWasm,
-} as const satisfies Record<
-  (typeof COMMAND_TYPES)[number] | 'sync_wasm' | 'update_workflow',
-  z.ZodType
->;
+} as const satisfies Record<(typeof STORED_COMMAND_TYPES)[number], z.ZodType>;
 
 /** Every accepted command type. */
 export type CommandTypeName = keyof typeof COMMAND_PAYLOADS;

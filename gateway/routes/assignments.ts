@@ -149,6 +149,7 @@ export function registerAssignmentRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/devices/:device_id/assignments/:assignment_id',
+      status: 204,
       summary: 'remove an assignment',
       tags: ['devices'],
       access: { roles: MANAGE },

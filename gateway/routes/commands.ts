@@ -29,6 +29,7 @@ import { commandJson, commandSchema } from '../link/present.js';
 import { deviceLinkSettings, type DeviceLinkOptions } from '../link/settings.js';
 import { auditActor } from '../auditActor.js';
 import { Problem } from '../problem.js';
+import { HELD_RESPONSE } from '../fleet/heldReply.js';
 import { route } from '../route.js';
 import type { RouteModule } from '../server.js';
 import { registerDeviceSocket } from './deviceSocket.js';
@@ -68,6 +69,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         url: '/api/v1/devices/:id/commands',
         summary:
           'send a command to a device (pushed over its socket, or picked up by polling); 202 with the approval when a policy holds it for approval',
+        otherResponses: HELD_RESPONSE,
         tags,
         access: { roles: SEND },
         params: deviceParams,

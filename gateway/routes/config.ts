@@ -88,6 +88,57 @@ const signedDocument = z
   .object({ type: z.string(), checksum: z.string(), signature: z.string() })
   .catchall(z.unknown());
 
+/** The device config document (gateway/config/documents.ts), as sent. */
+const deviceConfigResponse = signedDocument.extend({
+  type: z.literal('saffron.device-config.v1'),
+  device_id: z.string(),
+  version: z.string().meta({ description: 'f<fleet>.t<device type>.d<device> layer versions' }),
+  layers: z.array(
+    z.object({ scope: z.enum(CONFIG_SCOPES), scope_key: z.string(), version: z.number() }),
+  ),
+  assignments: z.array(
+    z.object({ assignment_type: z.string(), target_id: z.string(), parameters: jsonObjectField }),
+  ),
+  config: jsonObjectField,
+});
+
+/** The fraud rules document (gateway/config/documents.ts), as sent. */
+const fraudRulesResponse = signedDocument.extend({
+  type: z.literal('saffron.fraud-rules.v1'),
+  device_id: z.string().nullable(),
+  selection: z.enum(['assigned', 'fleet_default']),
+  policies: z.array(z.object({ name: z.string(), version: z.number() })),
+  rules: z.array(
+    z
+      .object({ policy: z.string(), policy_version: z.number() })
+      .catchall(z.unknown())
+      .meta({ description: 'a rule of a selected fraud policy, naming its policy and version' }),
+  ),
+});
+
+/** Conditional GET of a signed document: what the request may send and the answers get. */
+const conditional = {
+  headers: z.object({
+    'if-none-match': z
+      .string()
+      .optional()
+      .meta({ description: 'the ETag (or version) the device holds; a match answers 304' }),
+  }),
+  responseHeaders: {
+    ETag: { description: 'strong tag of the signed document', required: true },
+    'Cache-Control': { description: 'private, no-cache', required: true },
+  },
+  otherResponses: {
+    304: {
+      description: 'the held version is current; no body',
+      headers: {
+        ETag: { description: 'strong tag of the signed document', required: true },
+        'Cache-Control': { description: 'private, no-cache', required: true },
+      },
+    },
+  },
+} as const;
+
 /** Register the configuration routes. */
 export function registerConfigRoutes(ctx: GatewayContext): void {
   const publicKeyDer = createPublicKey(ctx.keys.publicKeyPem).export({
@@ -215,7 +266,8 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
       tags: ['config'],
       access: { roles: READ, devices: true },
       params: deviceParams,
-      response: signedDocument,
+      ...conditional,
+      response: deviceConfigResponse,
     },
     async ({ params, principal, request, reply }) => {
       requireDeviceOrRole(principal, params.device_id, READ);
@@ -253,7 +305,8 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
       tags: ['config'],
       access: { roles: READ, devices: true },
       query: z.strictObject({ device_id: deviceIdField.optional() }),
-      response: signedDocument,
+      ...conditional,
+      response: fraudRulesResponse,
     },
     async ({ query, principal, request, reply }) => {
       let deviceId = query.device_id;

@@ -4,6 +4,7 @@
  * The probes and the document carry nothing secret and are public.
  */
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
@@ -18,6 +19,7 @@ export function registerCoreRoutes(ctx: GatewayContext, version: string): void {
       summary: 'liveness',
       tags: ['ops'],
       access: { public: true },
+      response: z.object({ status: z.literal('ok') }),
     },
     () => Promise.resolve({ status: 'ok' }),
   );
@@ -29,6 +31,7 @@ export function registerCoreRoutes(ctx: GatewayContext, version: string): void {
       summary: 'readiness (database reachable)',
       tags: ['ops'],
       access: { public: true },
+      response: z.object({ status: z.literal('ready') }),
     },
     async () => {
       try {
@@ -47,6 +50,7 @@ export function registerCoreRoutes(ctx: GatewayContext, version: string): void {
       summary: 'Prometheus metrics',
       tags: ['ops'],
       access: { roles: ['admin', 'operator', 'viewer'] },
+      mediaTypes: ['text/plain'],
     },
     async ({ reply }) => reply.type(ctx.metrics.contentType).send(await ctx.metrics.metrics()),
   );
@@ -58,6 +62,7 @@ export function registerCoreRoutes(ctx: GatewayContext, version: string): void {
       summary: 'this API as OpenAPI 3.1',
       tags: ['ops'],
       access: { public: true },
+      response: z.record(z.string(), z.unknown()),
     },
     () => Promise.resolve(ctx.openapi.document(version)),
   );

@@ -47,6 +47,7 @@ import {
   jsonObjectField,
 } from '../fields.js';
 import { auditActor } from '../auditActor.js';
+import { columnString } from '../columnFields.js';
 import { Problem } from '../problem.js';
 import { rawBody, route } from '../route.js';
 
@@ -64,10 +65,10 @@ const metadataField = jsonObjectField.refine((m) => !Object.hasOwn(m, 'metrics')
 
 const registerBody = z.strictObject({
   device_id: deviceIdField.optional(),
-  device_name: z.string().min(1).max(200),
+  device_name: columnString('edge_devices', 'device_name'),
   device_type: deviceTypeField,
-  location: z.string().min(1).max(200),
-  firmware_version: z.string().min(1).max(50).optional(),
+  location: columnString('edge_devices', 'location'),
+  firmware_version: columnString('edge_devices', 'firmware_version').optional(),
   registration_key: z.string().max(100).optional(),
   metadata: metadataField.optional(),
 });
@@ -80,10 +81,10 @@ const registerResponse = z.object({
 
 const updateBody = z
   .strictObject({
-    device_name: z.string().min(1).max(200).optional(),
+    device_name: columnString('edge_devices', 'device_name').optional(),
     device_type: deviceTypeField.optional(),
-    location: z.string().min(1).max(200).optional(),
-    firmware_version: z.string().min(1).max(50).optional(),
+    location: columnString('edge_devices', 'location').optional(),
+    firmware_version: columnString('edge_devices', 'firmware_version').optional(),
     metadata: metadataField.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'change at least one field' });
@@ -258,6 +259,9 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       summary:
         'register a device (admin bearer token, or a registration key in the body); the secret is shown once',
       tags: ['devices'],
+      responseHeaders: {
+        'Cache-Control': { description: 'no-store: the secret is shown once', required: true },
+      },
       access: { public: true },
       body: registerBody,
       response: registerResponse,
@@ -430,6 +434,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/devices/:device_id',
+      status: 204,
       summary: 'delete a device with its commands, assignments and device-scoped config',
       tags: ['devices'],
       access: { roles: ['admin'] },
@@ -464,6 +469,9 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
       summary:
         'issue a new device secret (shown once); the previous one stays valid for a grace period (default 24 h)',
       tags: ['devices'],
+      responseHeaders: {
+        'Cache-Control': { description: 'no-store: the secret is shown once', required: true },
+      },
       access: { roles: ['admin'], devices: true },
       params: deviceParams,
       body: rotateBody,
@@ -530,6 +538,7 @@ export function registerDeviceRoutes(ctx: GatewayContext): void {
     {
       method: 'POST',
       url: '/api/v1/devices/:device_id/metrics',
+      status: 204,
       summary:
         'report device metrics (the device itself): disk, memory, SAF backlog, sync, network',
       tags: ['devices'],

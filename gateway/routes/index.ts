@@ -10,6 +10,7 @@ import { registerDeviceRoutes } from './devices.js';
 import { registerPolicyRoutes } from './policies.js';
 import { registerRegistrationKeyRoutes } from './registrationKeys.js';
 import { registerTransactionRoutes } from './transactions.js';
+import { registerUserRoutes } from './users.js';
 import { registerWorkflowSummaryRoutes } from './workflowSummaries.js';
 import { commandRoutes } from './commands.js';
 import { registerWasmComponentRoutes } from './wasmComponents.js';
@@ -24,6 +25,7 @@ export const ALL_ROUTES: readonly RouteModule[] = [
   registerWorkflowRoutes,
   registerDeviceRoutes,
   registerRegistrationKeyRoutes,
+  registerUserRoutes,
   registerConfigRoutes,
   registerPolicyRoutes,
   registerAssignmentRoutes,

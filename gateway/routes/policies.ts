@@ -298,6 +298,7 @@ export function registerPolicyRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/policies/:name',
+      status: 204,
       summary: 'delete a policy (every version) and the assignments that name it',
       tags: ['policies'],
       access: { roles: MANAGE },

@@ -70,6 +70,9 @@ export function registerRegistrationKeyRoutes(ctx: GatewayContext): void {
       url: '/api/v1/registration-keys',
       summary: 'create a device registration key (shown once)',
       tags: ['devices'],
+      responseHeaders: {
+        'Cache-Control': { description: 'no-store: the secret is shown once', required: true },
+      },
       access: { roles: ['admin'] },
       body: createBody,
       response: keyResponse.extend({ registration_key: z.string() }),
@@ -117,6 +120,7 @@ export function registerRegistrationKeyRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/registration-keys/:key_id',
+      status: 204,
       summary: 'revoke a registration key',
       tags: ['devices'],
       access: { roles: ['admin'] },

@@ -54,15 +54,19 @@ import {
 /** Largest upload: a full batch of the largest records, with room for the envelope. */
 export const SAF_BATCH_BODY_LIMIT = MAX_SAF_BATCH * (MAX_SAF_RECORD_BYTES + 1024) + 64 * 1024;
 
+const records = z
+  .array(z.unknown().meta({ description: 'a signed transaction record (see the README)' }))
+  .min(1)
+  .max(MAX_SAF_BATCH);
+
+/** `{records: [...]}`; a bare array (as the spec words it) is taken as its records. */
 const batchBody = z.preprocess(
   (value) => (Array.isArray(value) ? { records: value } : value),
-  z.strictObject({
-    records: z
-      .array(z.unknown().meta({ description: 'a signed transaction record (see the README)' }))
-      .min(1)
-      .max(MAX_SAF_BATCH),
-  }),
+  z.strictObject({ records }),
 );
+
+/** What the document shows: both forms (validation normalises the array first). */
+const documentedBatchBody = z.union([records, z.strictObject({ records })]);
 
 const batchResponse = uploadResponse.extend({
   sequence_gaps: z.array(z.object({ from: z.number().int(), to: z.number().int() })).optional(),
@@ -119,6 +123,7 @@ export function registerTransactionRoutes(ctx: GatewayContext): void {
       tags: ['transactions'],
       access: { roles: [], devices: true },
       body: batchBody,
+      documentedBody: documentedBatchBody,
       response: batchResponse,
       bodyLimit: SAF_BATCH_BODY_LIMIT,
     },

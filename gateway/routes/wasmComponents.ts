@@ -24,6 +24,7 @@ import {
   type WasmComponent,
 } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
+import { columnString } from '../columnFields.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { rawBody, route } from '../route.js';
@@ -38,8 +39,8 @@ const hashParams = z.strictObject({
   hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest (64 lowercase hex)'),
 });
 
-const nameField = z.string().min(1).max(200);
-const versionField = z.string().min(1).max(50);
+const nameField = columnString('wasm_components', 'name');
+const versionField = columnString('wasm_components', 'version_tag');
 const descriptionField = z.string().max(2000);
 const schemaText = z.string().max(64 * 1024);
 const schemaObject = z.record(z.string(), z.unknown());
@@ -116,6 +117,13 @@ function uploadProblem(error: unknown): unknown {
 
 const isBytes = (body: unknown): body is Buffer => Buffer.isBuffer(body);
 
+/** Headers of a binary download, on 200 and 304 alike (the bytes never change). */
+const IMMUTABLE_HEADERS = {
+  ETag: { description: 'the quoted SHA-256 of the bytes', required: true },
+  'Cache-Control': { description: 'private, max-age=31536000, immutable', required: true },
+  'X-Saffron-SHA256': { description: 'the SHA-256 of the bytes, hex', required: true },
+} as const;
+
 /** Register the WASM registry routes; binaries live under `ctx.wasmStorageDir`. */
 export function registerWasmComponentRoutes(ctx: GatewayContext): void {
   route(
@@ -127,8 +135,18 @@ export function registerWasmComponentRoutes(ctx: GatewayContext): void {
         'upload a WASM binary (admin): raw application/wasm with metadata in the query, or JSON with binary_base64; 201 new, 200 already registered',
       tags: ['wasm'],
       access: { roles: ['admin'] },
+      // parsed by the handler, which also takes raw application/wasm with the rest in the query
+      documentedBody: jsonUploadBody,
       response: componentResponse,
       status: 201,
+      responseHeaders: { Location: { description: 'the registered component', required: true } },
+      otherResponses: {
+        200: {
+          description: 'already registered: the component as it was',
+          headers: { Location: { description: 'the registered component', required: true } },
+          body: componentResponse,
+        },
+      },
       bodyLimit: Math.ceil(MAX_WASM_UPLOAD_BYTES / 3) * 4 + 64 * 1024 * 3,
     },
     async ({ request, reply, principal }) => {
@@ -260,6 +278,20 @@ export function registerWasmComponentRoutes(ctx: GatewayContext): void {
       tags: ['wasm'],
       access: { roles: ['admin'], devices: true },
       params: hashParams,
+      headers: z.object({
+        'if-none-match': z
+          .string()
+          .optional()
+          .meta({ description: 'the quoted hash; 304 when it matches' }),
+      }),
+      mediaTypes: ['application/wasm'],
+      responseHeaders: {
+        ...IMMUTABLE_HEADERS,
+        'Content-Disposition': { description: 'attachment; <hash>.wasm', required: true },
+      },
+      otherResponses: {
+        304: { description: 'the held binary is this one; no body', headers: IMMUTABLE_HEADERS },
+      },
     },
     async ({ params, request, reply }) => {
       const etag = `"${params.hash}"`;

@@ -16,6 +16,7 @@ import {
   WORKFLOW_STATUSES,
   type WorkflowRecord,
 } from '../../runtime/index.js';
+import { columnString } from '../columnFields.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
@@ -28,17 +29,17 @@ const idParams = z.strictObject({ id: z.uuid() });
 const inputBody = z.strictObject({ input: jsonObject.optional() }).optional();
 
 const startBody = z.strictObject({
-  workflow_type: z.string().min(1).max(200),
+  workflow_type: columnString('workflow_executions', 'workflow_type'),
   data: jsonObject.optional(),
-  idempotency_key: z.string().min(1).max(255).optional(),
-  owner_id: z.string().min(1).max(255).optional(),
+  idempotency_key: columnString('workflow_executions', 'idempotency_key').optional(),
+  owner_id: columnString('workflow_executions', 'owner_id').optional(),
   data_region: z.string().min(1).max(50).optional(),
 });
 
 const listQuery = z.strictObject({
   status: z.enum(WORKFLOW_STATUSES).optional(),
-  workflow_type: z.string().min(1).max(200).optional(),
-  owner_id: z.string().min(1).max(255).optional(),
+  workflow_type: columnString('workflow_executions', 'workflow_type').optional(),
+  owner_id: columnString('workflow_executions', 'owner_id').optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(200).optional(),
 });
@@ -46,9 +47,39 @@ const listQuery = z.strictObject({
 const workflowResponse = z.object({
   id: z.string(),
   workflow_type: z.string(),
+  workflow_version: z.string().nullable(),
   status: z.enum(WORKFLOW_STATUSES),
   current_step: z.string().nullable(),
+  current_step_index: z.number(),
   state: jsonObject,
+  created_at: z.string(),
+  updated_at: z.string(),
+  parent_workflow_id: z.string().optional(),
+  error: z
+    .object({
+      code: z.string().nullable(),
+      message: z.string().nullable(),
+      step: z.string().nullable(),
+    })
+    .optional(),
+});
+
+const auditResponse = z.object({
+  events: z.array(
+    z.object({
+      timestamp: z.string(),
+      event_type: z.string(),
+      step_name: z.string().nullable(),
+      data: z.unknown(),
+    }),
+  ),
+});
+
+const definitionResponse = z.object({
+  workflow_type: z.string(),
+  workflow_version: z.string().nullable(),
+  definition_hash: z.string(),
+  steps: z.array(z.object({ name: z.string(), type: z.string() })),
 });
 
 /** Keyset cursor: the last item's creation time and id. */
@@ -131,6 +162,7 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
       tags,
       access: { roles: READ },
       query: listQuery,
+      response: z.object({ items: z.array(workflowResponse), next_cursor: z.string().nullable() }),
     },
     async ({ query }) => {
       const items = await ctx.runtime.list({
@@ -170,6 +202,7 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
       summary:
         "the workflow's compiled machine as a graph (states, transitions, branches, loop bodies) and its current state",
       tags,
+      responseHeaders: { 'Cache-Control': { description: 'no-store', required: true } },
       access: { roles: READ },
       params: idParams,
       response: z.object({
@@ -214,6 +247,7 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
       tags,
       access: { roles: READ },
       params: idParams,
+      response: auditResponse,
     },
     async ({ params }) => {
       await ctx.runtime.get(params.id); // 404 for an unknown id
@@ -262,7 +296,7 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
       params: idParams,
       body: z
         .strictObject({
-          from_step: z.string().min(1).max(200).optional(),
+          from_step: columnString('workflow_executions', 'current_step').optional(),
           input: jsonObject.optional(),
         })
         .optional(),
@@ -311,6 +345,7 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
           .min(1)
           .max(512 * 1024),
       }),
+      response: definitionResponse.extend({ created: z.boolean() }),
       status: 201,
     },
     async ({ body, principal }) => {
@@ -357,6 +392,7 @@ export async function registerWorkflowRoutes(ctx: GatewayContext): Promise<void>
       summary: 'the workflow types this control plane can start',
       tags,
       access: { roles: READ },
+      response: z.object({ definitions: z.array(definitionResponse) }),
     },
     () =>
       Promise.resolve({

@@ -297,6 +297,7 @@ export function registerWebhookRoutes(ctx: GatewayContext): void {
     {
       method: 'DELETE',
       url: '/api/v1/webhooks/:id',
+      status: 204,
       summary: 'delete a webhook and its delivery history',
       tags,
       access: { roles: ADMIN },

@@ -19,13 +19,15 @@ import {
   MERGE_CONFLICT_BEHAVIORS,
   MERGE_STRATEGIES,
 } from './kinds.js';
+import { varcharLength } from '../schema/varcharLength.js';
 import type * as T from './types.js';
 
 /** Issue codes attached to custom zod issues through `params.code`. */
 export const CUSTOM_ISSUE_PARAM = 'code';
 
 const nonEmpty = z.string().min(1);
-const functionPath = z.string().min(1);
+// function paths are stored with their tasks and compensations (sized columns)
+const functionPath = z.string().min(1).max(varcharLength('tasks', 'function_path'));
 const jsonObject = z.record(z.string(), z.unknown());
 const positiveInt = z.number().int().min(1);
 
@@ -123,7 +125,15 @@ const decisionStepSchema = z.strictObject({
 const parallelStepSchema = z.strictObject({
   ...stepBase,
   type: z.literal('PARALLEL'),
-  tasks: z.array(z.strictObject({ name: nonEmpty, function_path: functionPath })).min(1),
+  tasks: z
+    .array(
+      z.strictObject({
+        // a task is a row of `tasks`: its name is a sized column there
+        name: nonEmpty.max(varcharLength('tasks', 'step_name')),
+        function_path: functionPath,
+      }),
+    )
+    .min(1),
   merge_strategy: z.enum(MERGE_STRATEGIES).default('SHALLOW'),
   merge_conflict_behavior: z.enum(MERGE_CONFLICT_BEHAVIORS).default('PREFER_NEW'),
   allow_partial_success: z.boolean().default(false),
@@ -172,8 +182,8 @@ const fireAndForgetStepSchema = z.strictObject({
 const cronScheduleStepSchema = z.strictObject({
   ...stepBase,
   type: z.literal('CRON_SCHEDULE'),
-  schedule_name: nonEmpty,
-  cron_expression: nonEmpty,
+  schedule_name: nonEmpty.max(varcharLength('scheduled_workflows', 'schedule_name')),
+  cron_expression: nonEmpty.max(varcharLength('scheduled_workflows', 'cron_expression')),
   target_workflow_type: z.string().min(1).max(200),
   initial_data_template: jsonObject,
 });
@@ -219,9 +229,11 @@ const wasmStepSchema = z.strictObject({
   ...stepBase,
   type: z.literal('WASM'),
   wasm_config: z.strictObject({
+    // hex digests are compared as lower case everywhere; an upper-case one names the same module
     wasm_hash: z
       .string()
-      .regex(/^[0-9a-f]{64}$/, 'wasm_hash must be a SHA-256 digest: 64 lowercase hex characters'),
+      .regex(/^[0-9a-fA-F]{64}$/, 'wasm_hash must be a SHA-256 digest: 64 hex characters')
+      .transform((hash) => hash.toLowerCase()),
     entrypoint: nonEmpty.default('execute'),
     state_mapping: z.record(z.string(), z.string()).optional(),
     timeout_ms: z.number().int().min(100).max(60_000).default(5000),

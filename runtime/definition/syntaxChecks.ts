@@ -33,22 +33,39 @@ function checkExpression(source: unknown, path: PathSegment[], what: string): Ra
   }
 }
 
-/** Check every string leaf under `value` for template syntax. */
-function checkTemplates(value: unknown, path: PathSegment[]): RawIssue[] {
+/**
+ * Check every string leaf under `value` for template syntax. `persisted` templates become a
+ * new workflow's stored state, and secrets are never stored: a `secrets.` reference there
+ * would be refused when the step runs, so it is refused here, at its line.
+ */
+function checkTemplates(value: unknown, path: PathSegment[], persisted = false): RawIssue[] {
   if (typeof value === 'string') {
     try {
-      listTemplateReferences(value);
-      return [];
+      const secrets = listTemplateReferences(value).filter(({ reference }) =>
+        /^secrets\b/.test(reference),
+      );
+      if (!persisted || secrets.length === 0) return [];
+      return [
+        errorIssue(
+          'SECRET_NOT_ALLOWED',
+          path,
+          `'{{ ${secrets[0]!.reference} }}': secrets cannot be used here — this template becomes the new workflow's stored state, and secrets are never stored`,
+        ),
+      ];
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       return [errorIssue('TEMPLATE_SYNTAX', path, `invalid template: ${error.message}`)];
     }
   }
   if (Array.isArray(value)) {
-    return value.flatMap((item: unknown, index) => checkTemplates(item, [...path, index]));
+    return value.flatMap((item: unknown, index) =>
+      checkTemplates(item, [...path, index], persisted),
+    );
   }
   if (isRecord(value)) {
-    return Object.entries(value).flatMap(([key, item]) => checkTemplates(item, [...path, key]));
+    return Object.entries(value).flatMap(([key, item]) =>
+      checkTemplates(item, [...path, key], persisted),
+    );
   }
   return [];
 }
@@ -95,12 +112,12 @@ export function checkStepSyntax(step: RawStep, kind: StepKind): RawIssue[] {
     case 'HTTP':
       return checkTemplates(record.http_config, [...path, 'http_config']);
     case 'FIRE_AND_FORGET':
-      return checkTemplates(record.initial_data_template, [...path, 'initial_data_template']);
+      return checkTemplates(record.initial_data_template, [...path, 'initial_data_template'], true);
     case 'CRON_SCHEDULE':
       return [
-        ...checkTemplates(record.schedule_name, [...path, 'schedule_name']),
+        ...checkTemplates(record.schedule_name, [...path, 'schedule_name'], true),
         ...checkCron(record.cron_expression, [...path, 'cron_expression']),
-        ...checkTemplates(record.initial_data_template, [...path, 'initial_data_template']),
+        ...checkTemplates(record.initial_data_template, [...path, 'initial_data_template'], true),
       ];
     case 'STANDARD':
     case 'ASYNC':

@@ -4,18 +4,21 @@
  */
 import { SaffronError, type SaffronErrorOptions } from '../errors.js';
 
+/** Every code a {@link WorkflowError} can carry (the API maps each to a status). */
+export const WORKFLOW_ERROR_CODES = [
+  'WORKFLOW_NOT_FOUND',
+  'UNKNOWN_WORKFLOW_TYPE',
+  'WORKFLOW_NOT_ACTIVE',
+  'WORKFLOW_NOT_WAITING',
+  'WORKFLOW_NOT_RETRYABLE',
+  'WORKFLOW_TERMINAL',
+  'WORKFLOW_NOT_PAUSED',
+  'SNAPSHOT_INVALID',
+  'INVALID_INPUT',
+  'UNKNOWN_STEP',
+] as const;
 /** Codes of {@link WorkflowError}. */
-export type WorkflowErrorCode =
-  | 'WORKFLOW_NOT_FOUND'
-  | 'UNKNOWN_WORKFLOW_TYPE'
-  | 'WORKFLOW_NOT_ACTIVE'
-  | 'WORKFLOW_NOT_WAITING'
-  | 'WORKFLOW_NOT_RETRYABLE'
-  | 'WORKFLOW_TERMINAL'
-  | 'WORKFLOW_NOT_PAUSED'
-  | 'SNAPSHOT_INVALID'
-  | 'INVALID_INPUT'
-  | 'UNKNOWN_STEP';
+export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[number];
 
 /** A request the workflow's current state does not allow, or that names nothing known. */
 export class WorkflowError extends SaffronError {
@@ -26,20 +29,23 @@ export class WorkflowError extends SaffronError {
   }
 }
 
+/** Every code a {@link StepError} can carry. */
+export const STEP_ERROR_CODES = [
+  'STEP_FUNCTION_FAILED',
+  'STEP_RESULT_INVALID',
+  'JUMP_TARGET_UNKNOWN',
+  'DECISION_NO_ROUTE',
+  'LOOP_SOURCE_INVALID',
+  'LOOP_BODY_UNSUPPORTED',
+  'SUB_WORKFLOW_FAILED',
+  'STEP_KIND_UNAVAILABLE',
+  'STEP_INPUT_INVALID',
+  'HUMAN_INPUT_TIMEOUT',
+  'AI_INFERENCE_FAILED',
+  'TASK_LOST',
+] as const;
 /** Codes of {@link StepError}. */
-export type StepErrorCode =
-  | 'STEP_FUNCTION_FAILED'
-  | 'STEP_RESULT_INVALID'
-  | 'JUMP_TARGET_UNKNOWN'
-  | 'DECISION_NO_ROUTE'
-  | 'LOOP_SOURCE_INVALID'
-  | 'LOOP_BODY_UNSUPPORTED'
-  | 'SUB_WORKFLOW_FAILED'
-  | 'STEP_KIND_UNAVAILABLE'
-  | 'STEP_INPUT_INVALID'
-  | 'HUMAN_INPUT_TIMEOUT'
-  | 'AI_INFERENCE_FAILED'
-  | 'TASK_LOST';
+export type StepErrorCode = (typeof STEP_ERROR_CODES)[number];
 
 /** Why a step failed; recorded in the audit log and the workflow's snapshot. */
 export class StepError extends SaffronError {

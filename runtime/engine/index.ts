@@ -27,7 +27,9 @@ export {
 } from './directives.js';
 export {
   SimulatedCrash,
+  STEP_ERROR_CODES,
   StepError,
+  WORKFLOW_ERROR_CODES,
   WorkflowError,
   type StepErrorCode,
   type WorkflowErrorCode,

@@ -85,6 +85,12 @@ export const COMMAND_TYPES = [
   'SYNC_WASM',
 ] as const;
 
+/** Lower-case aliases the cloud accepts (and stores) for two command types, as the edge does. */
+export const COMMAND_TYPE_ALIASES = ['update_workflow', 'sync_wasm'] as const;
+
+/** What device_commands.command_type holds: the spec's names and their aliases. */
+export const STORED_COMMAND_TYPES = [...COMMAND_TYPES, ...COMMAND_TYPE_ALIASES] as const;
+
 /** workflow_audit_log.event_type values: the spec's names plus the design's additions. */
 export const AUDIT_EVENT_TYPES = [
   'WORKFLOW_STARTED',

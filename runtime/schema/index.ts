@@ -6,3 +6,4 @@ export { sqliteSchemaStatements, sqliteTableStatements } from './render/sqlite.j
 export { compareSchemas, type SchemaDrift } from './compare.js';
 export { expectedSchema, type SchemaFamily } from './expected.js';
 export type { SchemaSnapshot, SchemaTable } from './live.js';
+export { varcharLength } from './varcharLength.js';

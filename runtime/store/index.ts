@@ -96,6 +96,7 @@ export {
 export { withAdvisoryLock } from './postgres/leadership.js';
 export { listenForTasks, notifyTasks, TASKS_CHANNEL } from './postgres/taskNotifications.js';
 export { fireTimer, listDueTimers, type DueTimer } from './timers/listDueTimers.js';
+export { nextTimerDue } from './timers/nextTimerDue.js';
 export { advanceSchedule, listDueSchedules } from './schedules/dueSchedules.js';
 export {
   listScheduledWorkflows,

@@ -1,4 +1,7 @@
 /** `saffron validate`: a one-line summary for a good definition, every problem for a bad one. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -53,5 +56,29 @@ describe('saffron validate', () => {
     const malformed = await runCli(['validate', 'malformed-yaml.txt'], { cwd: fixtures });
     expect(malformed.code).toBe(1);
     expect(malformed.stdout).toMatch(/malformed-yaml\.txt:\d+:\d+ /);
+  });
+
+  it('refuses a secret in a template that becomes stored state, at its line, as run does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'saffron-validate-'));
+    writeFileSync(
+      join(dir, 'spawn.yaml'),
+      [
+        'workflow_type: spawner',
+        'steps:',
+        '  - name: spawn',
+        '    type: FIRE_AND_FORGET',
+        '    target_workflow_type: spawner',
+        '    initial_data_template:',
+        '      amount: "{{ state.amount }}"',
+        '      token: "{{ secrets.API_TOKEN }}"',
+        '',
+      ].join('\n'),
+    );
+    const run = await runCli(['validate', 'spawn.yaml'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^invalid spawn\.yaml: 1 error\(s\)/);
+    expect(run.stdout).toMatch(
+      /spawn\.yaml:8:\d+ steps\[0\]\.initial_data_template\.token: '\{\{ secrets\.API_TOKEN \}\}': secrets cannot be used here .*secrets are never stored/,
+    );
   });
 });

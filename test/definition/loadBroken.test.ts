@@ -67,7 +67,7 @@ describe('the broken fixture', () => {
     );
     expect(message('steps[7].item_var_name')).toMatch(/missing required field 'item_var_name'/);
     expect(message('steps[7].loop_body[0].name')).toMatch(/duplicate step name 'validate'/);
-    expect(message('steps[7].loop_body[0].wasm_config.wasm_hash')).toMatch(/64 lowercase hex/);
+    expect(message('steps[7].loop_body[0].wasm_config.wasm_hash')).toMatch(/64 hex characters/);
     expect(message('steps[8].compensate_function')).toMatch(/belongs to STANDARD, ASYNC/);
   });
 
@@ -129,5 +129,33 @@ describe('malformed YAML', () => {
   it('rejects several documents in one file', async () => {
     const error = await issuesOf(loadDefinition('workflow_type: A\n---\nworkflow_type: B\n'));
     expect(error.issues[0]).toMatchObject({ code: 'YAML_SYNTAX', line: 2 });
+  });
+});
+
+describe('names stored in sized columns', () => {
+  it('refuses a parallel task name, a function path and a schedule name longer than their columns', async () => {
+    const long = (n: number) => 'x'.repeat(n);
+    const yaml = `
+workflow_type: sized
+steps:
+  - name: fan
+    type: PARALLEL
+    tasks:
+      - { name: ${long(201)}, function_path: steps.${long(500)} }
+  - name: later
+    type: CRON_SCHEDULE
+    schedule_name: ${long(201)}
+    cron_expression: "0 * * * *"
+    target_workflow_type: other
+    initial_data_template: {}
+`;
+    const error = await issuesOf(loadDefinition(yaml));
+    expect(error.issues.map((issue) => [issue.path, issue.line, issue.code])).toEqual(
+      expect.arrayContaining([
+        ['steps[0].tasks[0].name', 7, 'INVALID_LENGTH'],
+        ['steps[0].tasks[0].function_path', 7, 'INVALID_LENGTH'],
+        ['steps[1].schedule_name', 10, 'INVALID_LENGTH'],
+      ]),
+    );
   });
 });

@@ -162,7 +162,11 @@ describe('step kinds and fields', () => {
     expect(errors([wasm({ timeout_ms: 60_001 })])[0]?.[0]).toBe('OUT_OF_RANGE');
     valid([wasm({ timeout_ms: 100 })]);
     valid([wasm({ timeout_ms: 60_000 })]);
-    expect(errors([wasm({ wasm_hash: 'A'.repeat(64) })])[0]?.[0]).toBe('INVALID_FORMAT');
+    const upper = valid([wasm({ wasm_hash: 'A'.repeat(32) + 'f'.repeat(32) })]).steps[0];
+    expect(upper?.type === 'WASM' && upper.wasm_config.wasm_hash).toBe(
+      'a'.repeat(32) + 'f'.repeat(32),
+    );
+    expect(errors([wasm({ wasm_hash: 'G'.repeat(64) })])[0]?.[0]).toBe('INVALID_FORMAT');
     expect(errors([wasm({ wasm_hash: 'a'.repeat(63) })])[0]?.[0]).toBe('INVALID_FORMAT');
     expect(errors([wasm({ fallback_on_error: 'retry' })])[0]?.[0]).toBe('INVALID_VALUE');
     expect(errors([std('a', { automate_next: 'yes' })])).toEqual([

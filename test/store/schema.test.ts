@@ -2,6 +2,7 @@
  * The schema model, the migrations and the live databases agree, and `validateSchema` names
  * every kind of hand-made drift.
  */
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../migrations/index.js';
 import { CLOUD_SCHEMA, EDGE_SCHEMA } from '../../runtime/schema/index.js';
@@ -34,6 +35,7 @@ const SHIPPED: Record<string, string> = {
   '0007_command_risk_levels': '81489aef0a6b77ee3c7ca581e8a63a7435462c70cee74da799573598822443df',
   '0008_task_claim_indexes': '726c8cd1e02e7323af412b9836edb7d24811eb682e9a8f77cb39b064efcd7ca3',
   '0009_metrics_name_index': '9ad8fe1146fa67bd83e77c434b236f212002e0d8dd714f8dbd2f09fb81af56e9',
+  '0010_command_type_check': '24a5fe0d41ef713a95ac1ab3692c1d50c964fd8ff1d8dbe8b560cad25facfdb4',
 };
 
 describe('migrations', () => {
@@ -195,6 +197,19 @@ for (const dialect of CLOUD_DIALECTS) {
         ...migrations.map((m) => `applied:${m.id}`),
       ]);
       expect(await currentMigration(handle.store)).toBe(migrations.at(-1)!.id);
+    });
+
+    it('refuses a device command whose type is outside the closed set', async () => {
+      handle = await openWithSchema(dialect);
+      await rawExec(handle, "INSERT INTO edge_devices (device_id) VALUES ('check-device')");
+      const insert = (type: string) =>
+        rawExec(
+          handle!,
+          `INSERT INTO device_commands (command_id, device_id, command_type) VALUES ('${randomUUID()}', 'check-device', '${type}')`,
+        );
+      await insert('REBOOT');
+      await insert('update_workflow'); // the edge's alias, accepted by the commands API
+      await expect(insert('FORMAT_DISK')).rejects.toThrow(/device_commands_command_type_check/);
     });
 
     it('refuses a database at a version it does not know', async () => {

@@ -9,6 +9,7 @@ import {
   DEVICE_STATUSES,
   POLICY_TYPES,
   SAF_TRANSACTION_STATUSES,
+  STORED_COMMAND_TYPES,
 } from '../../model/statuses.js';
 import {
   bigint,
@@ -66,7 +67,7 @@ export const deviceCommands: TableDef = {
   columns: [
     uuid('command_id', { pk: true }),
     varchar('device_id', 100, { required: true, references: 'edge_devices.device_id' }),
-    varchar('command_type', 50, { required: true }),
+    varchar('command_type', 50, { required: true, check: STORED_COMMAND_TYPES }),
     jsonb('payload', { default: {} }),
     varchar('status', 50, { default: 'PENDING', check: COMMAND_STATUSES }),
     integer('retry_count', { default: 0 }),

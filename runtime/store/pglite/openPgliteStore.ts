@@ -1,7 +1,8 @@
 /**
  * Embedded PostgreSQL (PGlite): the cloud tier's default when no DATABASE_URL is given, so a
  * newcomer runs the control plane with no database server. Data lives in a directory
- * (`SAFFRON_DATA_DIR`, default `./.saffron/cloud`) or in memory.
+ * (`SAFFRON_DATA_DIR`, default `./.saffron/cloud`) or in memory. A directory is opened by
+ * one process at a time (dataDirLock.ts): PGlite is an in-process database.
  */
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
@@ -11,18 +12,44 @@ import { postgresCodec } from '../codec.js';
 import type { Database } from '../database.js';
 import { translateDriverError } from '../errors.js';
 import { makeStore, type Store } from '../store.js';
+import { lockDataDir } from './dataDirLock.js';
 
 const INT8_OID = 20;
 
-/** Open a PGlite database in `dataDir`, or in memory for `'memory'`. */
+/**
+ * Open a PGlite database in `dataDir`, or in memory for `'memory'`. A directory is locked
+ * for this process until the instance closes; another process holding it is an error
+ * (`DATA_DIR_LOCKED`) that names it.
+ */
 export async function createPglite(dataDir: string): Promise<PGlite> {
-  if (dataDir !== 'memory') mkdirSync(dataDir, { recursive: true });
+  if (dataDir === 'memory') return startPglite(undefined);
+  mkdirSync(dataDir, { recursive: true });
+  const lock = lockDataDir(dataDir);
+  let pglite: PGlite;
   try {
-    return await PGlite.create(dataDir === 'memory' ? undefined : dataDir, {
+    pglite = await startPglite(dataDir);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const close = pglite.close.bind(pglite);
+  pglite.close = async () => {
+    try {
+      await close();
+    } finally {
+      lock.release();
+    }
+  };
+  return pglite;
+}
+
+async function startPglite(dataDir: string | undefined): Promise<PGlite> {
+  try {
+    return await PGlite.create(dataDir, {
       parsers: { [INT8_OID]: (value: string) => Number(value) },
     });
   } catch (error) {
-    throw translateDriverError(error, `open PGlite at ${dataDir}`);
+    throw translateDriverError(error, `open PGlite at ${dataDir ?? 'memory'}`);
   }
 }
 

@@ -11,23 +11,23 @@ export interface DueTimer {
   dueAt: Date;
 }
 
-/** PENDING timers of `kinds` due at `now`, oldest first. */
+/** PENDING timers of `kinds` due at `now` (of one workflow, with `workflowId`), oldest first. */
 export async function listDueTimers(
   h: StoreHandle,
   kinds: readonly string[],
   now: Date,
   limit = 100,
+  workflowId?: string,
 ): Promise<DueTimer[]> {
   try {
-    const rows = await h.db
+    let query = h.db
       .selectFrom('workflow_timers')
       .selectAll()
       .where('status', '=', 'PENDING')
       .where('timer_kind', 'in', kinds)
-      .where('due_at', '<=', h.codec.time(now))
-      .orderBy('due_at')
-      .limit(limit)
-      .execute();
+      .where('due_at', '<=', h.codec.time(now));
+    if (workflowId !== undefined) query = query.where('workflow_id', '=', workflowId);
+    const rows = await query.orderBy('due_at').limit(limit).execute();
     return rows.map((r) => ({
       id: r.id,
       workflowId: r.workflow_id,
