@@ -76,7 +76,7 @@ for (const dialect of CLOUD_DIALECTS) {
             {
               commandId: randomUUID(),
               deviceId,
-              commandType: 'PING',
+              commandType: 'DIAGNOSTIC',
               payload: { k },
               maxRetries: 3,
               expiresAt: null,
@@ -110,7 +110,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const command = (deviceId: string) => ({
         commandId: randomUUID(),
         deviceId,
-        commandType: 'PING',
+        commandType: 'DIAGNOSTIC',
         payload: { to: deviceId },
         maxRetries: 2,
         expiresAt: null,
