@@ -117,6 +117,7 @@ function stormSection(r: BenchResult): string {
           q.storm_p99_vs_raw_ws,
         ],
         ['failed attempts (retried)', m.storm_failed_attempts, b.raw_ws_storm_failed_attempts, ''],
+        ['of them refused by admission (503, Retry-After)', m.storm_admission_refusals, '', ''],
         ['initial connect of the fleet (s)', m.storm_initial_connect_seconds, '', ''],
       ],
     ),

@@ -40,6 +40,8 @@ export interface StormResult {
   p99: number | null;
   max: number | null;
   failedAttempts: number;
+  /** Of those, upgrades refused by admission (503 with Retry-After). */
+  refusedAttempts: number;
   firstError: string | null;
 }
 
@@ -133,6 +135,7 @@ export async function measureStorm(options: {
       p99: finite(percentile(times, 99)),
       max: finite(times[times.length - 1] ?? 0),
       failedAttempts: answers.reduce((n, a) => n + a.failedAttempts, 0),
+      refusedAttempts: answers.reduce((n, a) => n + a.refusedAttempts, 0),
       firstError: answers.find((a) => a.firstError)?.firstError ?? null,
     };
   } finally {

@@ -12,8 +12,11 @@
  * - `open {inFlight}`: connect every device, `inFlight` handshakes at a time.
  * - `storm {jitterMs, budgetMs}`: drop every socket at one moment (terminate), then reconnect
  *   every device at once — or each at a random moment within `jitterMs`. A failed attempt is
- *   retried after the edge agent's own backoff (1 s doubling to 60 s, half random) — or
- *   after the gateway's `Retry-After` when it refused the upgrade (503 GATEWAY_BUSY) and
+ *   retried after the edge agent's own backoff (1 s doubling to 60 s, half random); an
+ *   upgrade the gateway refused by admission (503 GATEWAY_BUSY) is retried, as the agent does,
+ *   after its `Retry-After` plus up to a second at random, without growing the backoff (these
+ *   refusals are counted apart, `refusedAttempts`); an upgrade refused otherwise waits at
+ *   least its `Retry-After` when it
  *   that is longer — and an attempt without a welcome within 15 s is abandoned and retried,
  *   as the agent does.
  *   Answers the drop moment and each device's reconnect time after it; devices not back
@@ -59,8 +62,10 @@ export interface StormAnswer {
   reconnectMs: number[];
   /** Devices not back within the budget. */
   missing: number;
-  /** Attempts that failed and were retried. */
+  /** Attempts that failed and were retried (refusals by admission included). */
   failedAttempts: number;
+  /** Of those, upgrades the gateway refused by admission (503 with Retry-After). */
+  refusedAttempts: number;
   firstError: string | null;
 }
 
@@ -74,7 +79,7 @@ const sockets = new Map<number, WebSocket>();
 /** An upgrade the gateway refused, with the wait it asked for (Retry-After). */
 class Refused extends Error {
   constructor(
-    status: number,
+    readonly status: number,
     readonly retryAfterMs: number,
   ) {
     super(`upgrade refused: ${status}`);
@@ -129,11 +134,13 @@ function connect(n: number): Promise<void> {
 }
 
 let failedAttempts = 0;
+let refusedAttempts = 0;
 let firstError: string | null = null;
 
 /** Connect device `n`, retrying after the agent's backoff until it succeeds or `over()`. */
 async function connectWithRetry(n: number, over: () => boolean): Promise<boolean> {
-  for (let failures = 1; !over(); failures++) {
+  let failures = 0;
+  while (!over()) {
     try {
       await connect(n);
       return true;
@@ -141,7 +148,11 @@ async function connectWithRetry(n: number, over: () => boolean): Promise<boolean
       failedAttempts++;
       firstError ??= error instanceof Error ? error.message : String(error);
       const asked = error instanceof Refused ? error.retryAfterMs : 0;
-      const wait = Math.max(backoffDelay(RECONNECT, failures), asked);
+      let wait: number;
+      if (error instanceof Refused && error.status === 503 && asked > 0) {
+        refusedAttempts++;
+        wait = asked + Math.random() * 1000;
+      } else wait = Math.max(backoffDelay(RECONNECT, ++failures), asked);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
@@ -172,6 +183,7 @@ async function open(inFlight: number): Promise<OpenAnswer> {
 
 async function storm(jitterMs: number, budgetMs: number): Promise<StormAnswer> {
   failedAttempts = 0;
+  refusedAttempts = 0;
   firstError = null;
   const devices = [...sockets.keys()];
   const droppedAt = wallClock();
@@ -202,6 +214,7 @@ async function storm(jitterMs: number, budgetMs: number): Promise<StormAnswer> {
     reconnectMs,
     missing: devices.length - reconnectMs.length,
     failedAttempts,
+    refusedAttempts,
     firstError,
   };
 }

@@ -32,7 +32,7 @@ function describe(r: StormResult, budget: number): string {
     r.onlineAllSeconds === null
       ? ''
       : `, all reported online after ${r.onlineAllSeconds.toFixed(2)} s`;
-  return `${back}${online}; per device p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; ${r.failedAttempts} failed attempts retried${r.firstError ? ` (first: ${r.firstError})` : ''}`;
+  return `${back}${online}; per device p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}; ${r.failedAttempts} failed attempts retried (${r.refusedAttempts} of them refused by admission)${r.firstError ? ` (first: ${r.firstError})` : ''}`;
 }
 
 const rounded = (v: number | null) => (v === null ? null : round(v));
@@ -102,6 +102,7 @@ export async function runStormPart(
   metrics.storm_reconnect_p50_ms = rounded(storm.p50);
   metrics.storm_reconnect_p99_ms = rounded(storm.p99);
   metrics.storm_failed_attempts = storm.failedAttempts;
+  metrics.storm_admission_refusals = storm.refusedAttempts;
   metrics.storm_initial_connect_seconds = round(storm.initialConnectSeconds);
   baselines.raw_ws_storm_reconnect_all_seconds = rounded(raw.reconnectAllSeconds);
   baselines.raw_ws_storm_reconnect_p50_ms = rounded(raw.p50);

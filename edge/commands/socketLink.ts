@@ -1,9 +1,16 @@
 /**
- * The device's end of its command socket (protocol: gateway/link/frames.ts; DESIGN §6):
- * connect with a signed upgrade (no nonce), answer the server's `challenge` with a `hello`
- * carrying the proof, wait for `welcome`, answer the server's
- * heartbeats (and send one in any interval the device was otherwise silent), correlate `acked` / `error` replies with the acks
- * sent, and reconnect after any close with exponential backoff and jitter.
+ * The device's end of its command socket (protocol: gateway/link/frames.ts and
+ * docs/device-plane.md): connect with a signed upgrade (no nonce), answer the server's
+ * `challenge` with a `hello` carrying the proof, wait for `welcome`, answer the server's
+ * heartbeats (and send one in any interval the device was otherwise silent), correlate
+ * `acked` / `error` replies with the acks sent, and reconnect after any close with
+ * exponential backoff and jitter.
+ *
+ * A gateway that refuses the upgrade only because too many devices are connecting at once
+ * (503 with `Retry-After`) is not a failure: the agent comes back after the time it was
+ * given, plus up to a second drawn at random, without growing its backoff. The gateway
+ * spreads its `Retry-After` over the time it needs to take everyone in; a backoff that grew
+ * with each refusal would leave devices waiting up to a minute while the gateway stood idle.
  *
  * A connection counts as up only once `welcome` arrives, and as dead when nothing has been
  * heard for three heartbeat intervals (the server's own rule), or when `welcome` does not
@@ -225,12 +232,16 @@ export function createSocketLink(deps: SocketLinkDeps): SocketLink {
       connectTimer = undefined;
       if (socket === ws && !up) ws.terminate();
     }, deps.connectTimeoutMs);
-    // the gateway refused the upgrade (503 GATEWAY_BUSY in a reconnect storm): wait at least
-    // as long as it asked before trying again
+    // the gateway refused the upgrade: wait at least as long as it asked before trying again;
+    // a 503 (GATEWAY_BUSY in a reconnect storm) is admission, not failure
     let retryAfterMs = 0;
+    let admission = false;
     ws.on('unexpected-response', (_request, response) => {
       const seconds = Number(response.headers['retry-after']);
-      if (Number.isFinite(seconds) && seconds > 0) retryAfterMs = Math.min(seconds, 600) * 1000;
+      if (Number.isFinite(seconds) && seconds > 0) {
+        retryAfterMs = Math.min(seconds, 600) * 1000;
+        admission = response.statusCode === 503;
+      }
       response.resume();
       ws.terminate();
     });
@@ -245,8 +256,12 @@ export function createSocketLink(deps: SocketLinkDeps): SocketLink {
       for (const id of [...waiters.keys()]) settle(id, new Error('the socket closed'));
       resolveClosed();
       if (stopped) return;
-      failed += 1;
-      const retryInMs = Math.max(backoffDelay(deps.reconnect, failed, deps.random), retryAfterMs);
+      let retryInMs: number;
+      if (admission) retryInMs = retryAfterMs + Math.round(deps.random() * 1000);
+      else {
+        failed += 1;
+        retryInMs = Math.max(backoffDelay(deps.reconnect, failed, deps.random), retryAfterMs);
+      }
       reconnectTimer = timers.setTimeout(connect, retryInMs);
       deps.onDown({ code, reason: reason.toString('utf8'), retryInMs });
     });

@@ -38,6 +38,7 @@ import {
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { createCommandGroups, type CommandGroups } from './commandGroups.js';
+import { createAdmission } from './admission.js';
 import { CLOSE } from './frames.js';
 import { createPresenceWriter } from './presence.js';
 import { openSession, type DeviceSession } from './session.js';
@@ -66,6 +67,8 @@ export interface DeviceHub {
    * upgrade abandoned between authentication and the socket) frees itself after 30 s.
    */
   admit(): (() => void) | undefined;
+  /** Seconds an upgrade refused by {@link admit} should wait (admission.ts). */
+  retryAfterSeconds(): number;
   /**
    * Serve a device's socket (its upgrade authenticated already); `release` frees its
    * handshake slot. With `challenge` the socket must prove itself before it counts.
@@ -145,27 +148,16 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   const pushDelivered = (command: CommandRecord) =>
     sessions.get(command.deviceId)?.pushDelivered(command);
 
-  let handshakes = 0;
-  const admit = (): (() => void) | undefined => {
-    if (handshakes >= settings.maxPendingHandshakes) return undefined;
-    handshakes++;
-    // the session keeps `release` for its life: it drops the timer once released
-    let timer: NodeJS.Timeout | undefined = setTimeout(() => release(), 30_000);
-    timer.unref();
-    const release = () => {
-      if (timer === undefined) return;
-      clearTimeout(timer);
-      timer = undefined;
-      handshakes--;
-    };
-    return release;
-  };
+  const admission = createAdmission({
+    limit: settings.maxPendingHandshakes,
+    now: () => ctx.now().getTime(),
+  });
   new Gauge({
     name: 'saffron_device_handshakes_pending',
     help: 'device socket handshakes in progress on this gateway (upgrade until connection recorded)',
     registers: [ctx.metrics],
     collect() {
-      this.set(handshakes);
+      this.set(admission.pending);
     },
   });
 
@@ -233,7 +225,8 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     nodeId,
     actor,
     groups,
-    admit,
+    admit: () => admission.admit(),
+    retryAfterSeconds: () => admission.retryAfterSeconds(),
     accept(socket, deviceId, sourceIp, release, challenge = false) {
       const session = openSession(socket, deviceId, {
         ctx,

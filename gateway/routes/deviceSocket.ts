@@ -13,9 +13,9 @@
  *
  * Admission: a gateway carries at most `maxPendingHandshakes` handshakes at once (link/
  * settings.ts) — authentication, the upgrade and the socket's proof; the connect itself is
- * written behind (link/presence.ts) and holds no slot. Beyond that an upgrade is a 503 GATEWAY_BUSY with a
- * `Retry-After` of 1–5 s, drawn at random so refused devices do not all come back in the
- * same second. Refusing costs no database work, so a reconnect storm waits on the devices
+ * written behind (link/presence.ts) and holds no slot. Beyond that an upgrade is a 503
+ * GATEWAY_BUSY with a `Retry-After` that spreads the refused over the coming seconds at the
+ * rate the gateway completes handshakes (link/admission.ts). Refusing costs no database work, so a reconnect storm waits on the devices
  * instead of piling connections the gateway cannot authenticate in time (which time out,
  * reconnect and pile more).
  *
@@ -72,7 +72,7 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
       const release = request.ws ? hub.admit() : () => undefined;
       if (!release) {
         refused.inc();
-        const retryAfter = 1 + Math.floor(Math.random() * 5);
+        const retryAfter = hub.retryAfterSeconds();
         throw new Problem(
           503,
           'GATEWAY_BUSY',
