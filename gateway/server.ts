@@ -204,27 +204,42 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       : undefined;
   // closed last (hooks run in reverse), once its channels have stopped
   if (listener) closeHooks.push(() => listener.close());
+  const lateReplays = new Counter({
+    name: 'saffron_device_reads_replayed_across_gateways_total',
+    help: 'device reads this gateway answered from memory whose nonce another gateway had recorded first (a replay inside the write-behind window, or a race)',
+    registers: [metrics],
+  });
+  // a timestamp may be up to the skew early or late: a nonce must outlive both
+  const nonces = createNonceCache(options.store, {
+    ...(listener ? { listener } : {}),
+    windowMs: 2 * (options.skewMs ?? 300_000),
+    ...(options.nonceFlushMs !== undefined ? { flushMs: options.nonceFlushMs } : {}),
+    ...(options.nonceLivenessMs !== undefined ? { livenessMs: options.nonceLivenessMs } : {}),
+    now: () => now().getTime(),
+    onError: (error) => app.log.warn({ err: error }, 'writing device nonces failed'),
+    onLateReplay: (nonce) => {
+      lateReplays.inc();
+      app.log.warn(
+        { device_id: nonce.deviceId },
+        'a device read was replayed to another gateway within the nonce write-behind window',
+      );
+    },
+  });
   const changes = createChangeBus(options.store, listener, (error) =>
     app.log.warn({ err: error }, 'a cache failed to apply a change'),
   );
-  const credentials = createCredentialCache(
-    options.store,
-    options.keys,
-    changes.trusted,
-    options.caches,
-  );
-  const documentTags = createDocumentTags(changes.trusted, options.caches);
+  // caches serve only while this gateway hears changes in time: LISTEN holds and, across
+  // gateways, its own nonce announcements come back within the liveness interval (a
+  // connection that lags or died silently shows there before any change is missed for long)
+  const trusted = () => changes.trusted() && (listener === undefined || nonces.readsFromMemory());
+  const credentials = createCredentialCache(options.store, options.keys, trusted, options.caches);
+  const documentTags = createDocumentTags(trusted, options.caches);
   changes.onChange((change) => {
     credentials.apply(change);
     documentTags.apply(change);
   });
   await changes.start();
   closeHooks.push(() => changes.close());
-  const lateReplays = new Counter({
-    name: 'saffron_device_reads_replayed_across_gateways_total',
-    help: 'device reads this gateway answered from memory whose nonce another gateway had recorded first (a replay inside the write-behind window, or a race)',
-    registers: [metrics],
-  });
   const context: GatewayContext = {
     app,
     store: options.store,
@@ -238,22 +253,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     auth: {
       store: options.store,
       credentials,
-      // a timestamp may be up to the skew early or late: a nonce must outlive both
-      nonces: createNonceCache(options.store, {
-        ...(listener ? { listener } : {}),
-        windowMs: 2 * (options.skewMs ?? 300_000),
-        ...(options.nonceFlushMs !== undefined ? { flushMs: options.nonceFlushMs } : {}),
-        ...(options.nonceLivenessMs !== undefined ? { livenessMs: options.nonceLivenessMs } : {}),
-        now: () => now().getTime(),
-        onError: (error) => app.log.warn({ err: error }, 'writing device nonces failed'),
-        onLateReplay: (nonce) => {
-          lateReplays.inc();
-          app.log.warn(
-            { device_id: nonce.deviceId },
-            'a device read was replayed to another gateway within the nonce write-behind window',
-          );
-        },
-      }),
+      nonces,
       now,
       skewMs: options.skewMs ?? 300_000,
     },

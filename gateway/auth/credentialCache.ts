@@ -11,12 +11,18 @@
  *
  * Entries are dropped by the change bus when a device is registered, rotated, changed or
  * deleted (on any gateway), and every entry expires `ttlMs` after the read that filled it
- * began; while the bus cannot hear other gateways nothing is kept. So a rotated or deleted
- * device's old secret is accepted here at most for the notification's delay after the
- * commit, and never longer than `ttlMs`.
+ * began. Nothing is kept or served while the gateway cannot vouch that it hears changes in
+ * time (`trusted`: LISTEN holds and its own announcements come back within the liveness
+ * interval). So a rotated or deleted device's old secret is accepted here at most for the
+ * notification's delay after the commit — about the liveness interval (2 s) if the
+ * notification connection lags or dies silently — and never longer than `ttlMs`.
  */
 import { getDeviceCredentials, type CacheChange, type Store } from '../../runtime/index.js';
-import { createInvalidatingCache, type CacheBounds } from '../cache/invalidatingCache.js';
+import {
+  CACHE_DEFAULTS,
+  createInvalidatingCache,
+  type CacheBounds,
+} from '../cache/invalidatingCache.js';
 import type { Keyring } from '../keys.js';
 
 /** The credentials of devices, read through. */
@@ -47,8 +53,8 @@ export function createCredentialCache(
   bounds: CacheBounds = {},
 ): CredentialCache {
   const cache = createInvalidatingCache<Opened>({
-    maxEntries: bounds.maxEntries ?? 100_000,
-    ttlMs: bounds.ttlMs ?? 30_000,
+    maxEntries: bounds.maxEntries ?? CACHE_DEFAULTS.maxEntries,
+    ttlMs: bounds.ttlMs ?? CACHE_DEFAULTS.ttlMs,
     trusted,
   });
   const read = async (deviceId: string): Promise<Opened | null> => {

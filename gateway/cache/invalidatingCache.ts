@@ -6,11 +6,12 @@
  * The race it closes: a read that started before an invalidation may return the old value
  * after it. Each read in flight is registered under its key; invalidating the key (or
  * clearing) marks the read stale, and a stale read's value is returned to its caller but
- * never kept. While `trusted()` is false (the gateway is not hearing notifications) nothing
- * is kept either, so every request reads through.
+ * never kept. While `trusted()` is false (the gateway is not hearing notifications, or
+ * cannot vouch that it hears them in time) nothing is kept or served, so every request reads
+ * through.
  */
 
-/** How large and how old a gateway's caches may grow (defaults: 100,000 entries, 30 s). */
+/** How large and how old a gateway's caches may grow (defaults: 100,000 entries, 10 min). */
 export interface CacheBounds {
   /** Most entries kept (least recently used go first). */
   maxEntries?: number;
@@ -18,9 +19,12 @@ export interface CacheBounds {
   ttlMs?: number;
 }
 
+/** The bounds a gateway's caches have unless told otherwise. */
+export const CACHE_DEFAULTS: Required<CacheBounds> = { maxEntries: 100_000, ttlMs: 600_000 };
+
 /** Options of {@link createInvalidatingCache}. */
 export interface InvalidatingCacheOptions extends Required<CacheBounds> {
-  /** Whether values read now may be kept (false while invalidations may be missed). */
+  /** Whether values may be kept and served now (false while invalidations may be missed). */
   trusted: () => boolean;
   /** A monotonic clock in ms (default `performance.now`). */
   nowMs?: () => number;
@@ -28,7 +32,7 @@ export interface InvalidatingCacheOptions extends Required<CacheBounds> {
 
 /** A cache of `V` by string key. */
 export interface InvalidatingCache<V> {
-  /** The value kept for `key`, if any and not expired. */
+  /** The value kept for `key`, if any, not expired, and the cache trusted now. */
   get(key: string): V | undefined;
   /**
    * Run `read` and keep `keep(result)` under `key` (nothing when it is undefined), unless
@@ -65,6 +69,7 @@ export function createInvalidatingCache<V>(
 
   return {
     get(key) {
+      if (!options.trusted()) return undefined;
       const entry = entries.get(key);
       if (!entry) return undefined;
       entries.delete(key);

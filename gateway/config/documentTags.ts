@@ -7,10 +7,11 @@
  * A tag is dropped when its inputs change, through the change bus: a device's own changes
  * (type, device layer, assignments, deletion) drop its tags; a fleet or device-type layer or
  * any policy change drops every tag (coarse, and rare). Tags expire after `ttlMs` anyway,
- * and none is kept while the bus cannot hear other gateways.
+ * and none is kept or served while the gateway cannot vouch that it hears changes in time.
  */
 import type { CacheChange } from '../../runtime/index.js';
 import {
+  CACHE_DEFAULTS,
   createInvalidatingCache,
   type CacheBounds,
   type InvalidatingCache,
@@ -27,13 +28,10 @@ export interface DocumentTags {
 }
 
 /** Empty tag caches that keep entries while `trusted()`. */
-export function createDocumentTags(
-  trusted: () => boolean,
-  bounds: CacheBounds = {},
-): DocumentTags {
+export function createDocumentTags(trusted: () => boolean, bounds: CacheBounds = {}): DocumentTags {
   const settings = {
-    maxEntries: bounds.maxEntries ?? 100_000,
-    ttlMs: bounds.ttlMs ?? 30_000,
+    maxEntries: bounds.maxEntries ?? CACHE_DEFAULTS.maxEntries,
+    ttlMs: bounds.ttlMs ?? CACHE_DEFAULTS.ttlMs,
     trusted,
   };
   const config = createInvalidatingCache<string>(settings);

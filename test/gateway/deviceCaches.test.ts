@@ -4,7 +4,9 @@
  * deletion or type change on one gateway reaches the other's caches within a bound far
  * below the caches' TTL (so through the change notification, not by expiry); a new layer
  * or policy published on one is served by the other; a gateway whose LISTEN connection is
- * lost keeps nothing until it holds again; and an unchanged poll answered from memory runs
+ * lost keeps nothing until it holds again, and one that goes quiet without an error serves
+ * nothing from memory once its own announcements stop coming back; and an unchanged poll
+ * answered from memory runs
  * no statement but the nonce's. (Devices have no disabled state: deletion is how one is
  * shut out, and a PATCH of its type is the change of its registry row tested here.)
  */
@@ -22,7 +24,7 @@ import { CLOUD_DIALECTS } from '../support/stores.js';
 
 const postgres = CLOUD_DIALECTS.find((d) => d.name === 'postgres');
 
-/** How soon the other gateway must see a change: far below the caches' 30 s TTL. */
+/** How soon the other gateway must see a change: far below the caches' 10 min TTL. */
 const BOUND_MS = 2000;
 
 /** Wait until `condition` holds, polling; fails after `timeoutMs`. Returns the time taken. */
@@ -258,6 +260,19 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     expect((await admin('/api/v1/devices/cache-lost-1', { method: 'DELETE' })).status).toBe(204);
     const took = await waitUntil(async () => (await status(bUrl, 'cache-lost-1', fresh)) === 401);
     expect(took).toBeLessThan(BOUND_MS);
+  });
+
+  // last: B hears nothing afterwards
+  it('stops serving from memory once its notifications stop coming back, with no error seen', async () => {
+    const secret = await warmDevice('cache-quiet-1');
+    // B's listening connection goes quiet without an error (a stalled or half-open link):
+    // its caches are not told, but its own nonce announcements stop coming back
+    await b.context.listener!.close();
+    expect(b.context.changes.trusted()).toBe(true);
+    await waitUntil(() => Promise.resolve(!b.context.auth.nonces.readsFromMemory()), 5_000);
+    // a deletion B never hears of: it no longer answers from memory, so it refuses at once
+    expect((await admin('/api/v1/devices/cache-quiet-1', { method: 'DELETE' })).status).toBe(204);
+    expect(await status(bUrl, 'cache-quiet-1', secret)).toBe(401);
   });
 });
 
