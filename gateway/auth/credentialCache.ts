@@ -17,7 +17,13 @@
  * notification's delay after the commit — about the liveness interval (2 s) if the
  * notification connection lags or dies silently — and never longer than `ttlMs`.
  */
-import { getDeviceCredentials, type CacheChange, type Store } from '../../runtime/index.js';
+import { createBatchQueue } from '../../actors/index.js';
+import {
+  getDevicesCredentials,
+  type CacheChange,
+  type SealedDeviceCredentials,
+  type Store,
+} from '../../runtime/index.js';
 import {
   CACHE_DEFAULTS,
   createInvalidatingCache,
@@ -57,8 +63,35 @@ export function createCredentialCache(
     ttlMs: bounds.ttlMs ?? CACHE_DEFAULTS.ttlMs,
     trusted,
   });
+  // reads of devices not in memory that arrive together (a gateway started cold under a
+  // reconnecting fleet) are one statement
+  const reads = createBatchQueue<{
+    deviceId: string;
+    done: (found: SealedDeviceCredentials | undefined, error?: unknown) => void;
+  }>({
+    maxBatch: 500,
+    maxInFlight: store.driver.dialect === 'postgres' ? 2 : 1,
+    async write(batch) {
+      try {
+        const found = await getDevicesCredentials(
+          store,
+          batch.map((r) => r.deviceId),
+        );
+        for (const r of batch) r.done(found.get(r.deviceId));
+      } catch (error) {
+        for (const r of batch) r.done(undefined, error);
+      }
+    },
+  });
+  const readSealed = (deviceId: string) =>
+    new Promise<SealedDeviceCredentials | undefined>((resolve, reject) =>
+      reads.push({
+        deviceId,
+        done: (found, error) => (error === undefined ? resolve(found) : reject(error)),
+      }),
+    );
   const read = async (deviceId: string): Promise<Opened | null> => {
-    const sealed = await getDeviceCredentials(store, deviceId);
+    const sealed = await readSealed(deviceId);
     if (!sealed) return null;
     return {
       secret: sealed.secretCiphertext === null ? null : keys.open(sealed.secretCiphertext),

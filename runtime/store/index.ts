@@ -120,7 +120,7 @@ export { DEVICE_COLUMNS, type DeviceRecord } from './devices/device.js';
 export { insertDevice, type NewDevice } from './devices/insertDevice.js';
 export { getDevice } from './devices/getDevice.js';
 export {
-  getDeviceCredentials,
+  getDevicesCredentials,
   type SealedDeviceCredentials,
 } from './devices/getDeviceCredentials.js';
 export { listDevices, type DeviceFilter } from './devices/listDevices.js';

@@ -363,4 +363,29 @@ describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL
       expect(statements.filter((s) => !s.includes('device_request_nonces'))).toEqual([]);
     }
   });
+
+  it('reads the credentials of devices that arrive together in one statement', async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `cache-cold-${i}`);
+    for (const id of ids)
+      await a.gateway.context.store.db
+        .insertInto('edge_devices')
+        .values({
+          device_id: id,
+          device_name: id,
+          device_type: 'pos',
+          location: 'lab',
+          secret_ciphertext: a.keys.seal(`secret-of-${id}`),
+        })
+        .execute();
+    const cold = createCredentialCache(cStore, a.keys, () => true);
+    statements.length = 0;
+    const now = Date.now();
+    const accepted = await Promise.all(
+      ids.map((id) => cold.verify(id, now, (secrets) => secrets.includes(`secret-of-${id}`))),
+    );
+    expect(accepted).toEqual(ids.map(() => true));
+    expect(statements.filter((s) => s.includes('secret_ciphertext'))).toHaveLength(1);
+    // an unknown device among known ones is refused alone
+    expect(await cold.verify('cache-cold-none', now, (secrets) => secrets.length > 0)).toBe(false);
+  });
 });
