@@ -23,6 +23,7 @@ import {
   type CacheChange,
   type SealedDeviceCredentials,
   type Store,
+  toError,
 } from '../../runtime/index.js';
 import {
   CACHE_DEFAULTS,
@@ -67,7 +68,7 @@ export function createCredentialCache(
   // reconnecting fleet) are one statement
   const reads = createBatchQueue<{
     deviceId: string;
-    done: (found: SealedDeviceCredentials | undefined, error?: unknown) => void;
+    done: (found: SealedDeviceCredentials | undefined, error?: Error) => void;
   }>({
     maxBatch: 500,
     maxInFlight: store.driver.dialect === 'postgres' ? 2 : 1,
@@ -79,7 +80,7 @@ export function createCredentialCache(
         );
         for (const r of batch) r.done(found.get(r.deviceId));
       } catch (error) {
-        for (const r of batch) r.done(undefined, error);
+        for (const r of batch) r.done(undefined, toError(error));
       }
     },
   });
