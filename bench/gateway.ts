@@ -259,15 +259,17 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `PostgreSQL ${rows[0]?.v}, ${cpus().length} cores, Node ${process.versions.node}; gateway: one process, pool of ${GATEWAY_POOL} connections; open-file limit ${openFileLimit()}`,
     );
 
-    // ---- the gateway
-    const gateway = await start({
-      kind: 'saffron',
-      databaseUrl: url,
-      schema,
-      signingKeyPem,
-      masterKeyHex,
-      poolSize: GATEWAY_POOL,
-    });
+    // ---- the gateway (a second one joins it for the two-gateway part)
+    const startGateway = () =>
+      start({
+        kind: 'saffron',
+        databaseUrl: url,
+        schema,
+        signingKeyPem,
+        masterKeyHex,
+        poolSize: GATEWAY_POOL,
+      });
+    const gateway = await startGateway();
     const agent = keepAlive(2);
     const published = await send(agent, gateway.url, '/api/v1/config/fleet/*', {
       method: 'PUT',
@@ -407,14 +409,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     progress(`  ${Math.round(polls.perS)} polls/s`);
 
     // ---- two gateway processes on the same database
-    const second = await start({
-      kind: 'saffron',
-      databaseUrl: url,
-      schema,
-      signingKeyPem,
-      masterKeyHex,
-      poolSize: GATEWAY_POOL,
-    });
+    const second = await startGateway();
     const pair = [gateway, second];
     const perGateway = Math.floor(Math.min(s.connections, TWO_GATEWAY_CONNECTIONS) / 2);
     progress(`two gateways: ${2 * perGateway} device connections, half to each`);

@@ -3,39 +3,11 @@
  * authenticates against the server it serves, keys persist across restarts, and SIGTERM
  * drains and exits 0.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-
-const launcher = fileURLToPath(new URL('../../bin/saffron.js', import.meta.url));
-
-/** Start `saffron cloud serve` and wait for its `{listening}` line. */
-function serve(env: NodeJS.ProcessEnv, cwd: string) {
-  const child = spawn(
-    process.execPath,
-    [launcher, 'cloud', 'serve', '--port', '0', '--no-worker'],
-    {
-      env: { ...process.env, ...env },
-      cwd,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  let out = '';
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"listening"'));
-      if (line) resolve((JSON.parse(line) as { listening: string }).listening);
-    });
-    child.on('exit', (code) => reject(new Error(`cloud serve exited early (${String(code)})`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, listening, exited };
-}
+import { runCli, serveCloud } from '../support/cli.js';
 
 describe('saffron cloud serve on embedded PGlite', () => {
   it('serves with a token made by users create, keeps its keys, and drains on SIGTERM', async () => {
@@ -59,7 +31,7 @@ describe('saffron cloud serve on embedded PGlite', () => {
       const { token } = JSON.parse(made.stdout) as { token: string };
       expect(token).toMatch(/^saf_/);
 
-      const first = serve(env, dir);
+      const first = serveCloud(env, dir);
       const url = await first.listening;
       const metrics = await fetch(`${url}/metrics`, {
         headers: { authorization: `Bearer ${token}` },
@@ -73,7 +45,7 @@ describe('saffron cloud serve on embedded PGlite', () => {
       const keyFile = join(dir, 'keys', 'signing.pem');
       expect(statSync(keyFile).mode & 0o077).toBe(0); // owner-only
       const pem = readFileSync(keyFile, 'utf8');
-      const second = serve(env, dir);
+      const second = serveCloud(env, dir);
       await second.listening;
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);

@@ -7,43 +7,16 @@
  * all authenticate against the restarted server. A lock left by a process that is gone is
  * taken over.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, serveCloud } from '../support/cli.js';
 
-const launcher = fileURLToPath(new URL('../../bin/saffron.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'saffron-pglite-lock-'));
 const dataDir = join(dir, 'cloud');
 const env = { SAFFRON_DATA_DIR: dataDir, DATABASE_URL: '' };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Start `saffron cloud serve` and wait for its `{listening}` line. */
-function serve() {
-  const child = spawn(
-    process.execPath,
-    [launcher, 'cloud', 'serve', '--port', '0', '--no-worker'],
-    {
-      env: { ...process.env, ...env },
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  let out = '';
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"listening"'));
-      if (line) resolve((JSON.parse(line) as { listening: string }).listening);
-    });
-    child.on('exit', (code) => reject(new Error(`cloud serve exited early (${String(code)})`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, listening, exited };
-}
 
 async function createUser(name: string) {
   return runCli(['users', 'create', '--name', name, '--role', 'admin', '--json'], {
@@ -64,7 +37,7 @@ describe('an embedded PGlite directory and two processes', () => {
     expect(before.code, before.stderr).toBe(0);
     expect(existsSync(`${dataDir}.lock`)).toBe(false); // released on close
 
-    const server = serve();
+    const server = serveCloud(env, dir);
     const url = await server.listening;
     const refused = await createUser('during');
     expect(refused.code).toBe(1);
@@ -87,7 +60,7 @@ describe('an embedded PGlite directory and two processes', () => {
 
     const after = await createUser('after');
     expect(after.code, after.stderr).toBe(0);
-    const again = serve();
+    const again = serveCloud(env, dir);
     const url2 = await again.listening;
     for (const token of [tokenOf(before), served, tokenOf(after)])
       expect(await authenticates(url2, token)).toBe(200);
