@@ -41,7 +41,7 @@ import { createCommandGroups, type CommandGroups } from './commandGroups.js';
 import { createAdmission } from './admission.js';
 import { CLOSE } from './frames.js';
 import { createPresenceWriter } from './presence.js';
-import { openSession, type DeviceSession } from './session.js';
+import { openSession, type DeviceSession, type SessionHost } from './session.js';
 import type { DeviceLinkSettings } from './settings.js';
 
 /** What one sweep did. */
@@ -221,6 +221,32 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     return sweeping;
   };
 
+  // what every session shares: one object, no closures per session
+  const host: SessionHost = {
+    ctx,
+    settings,
+    presence,
+    groups,
+    onProven(proven) {
+      const deviceId = proven.deviceId;
+      unproven.delete(proven);
+      const previous = sessions.get(deviceId);
+      sessions.set(deviceId, proven);
+      const replaced = 'replaced by a newer connection of this device';
+      if (previous !== proven) previous?.close(CLOSE.replaced, replaced);
+      // an older socket of the device still waiting to prove itself is obsolete too
+      for (const other of unproven)
+        if (other.deviceId === deviceId) other.close(CLOSE.replaced, replaced);
+    },
+    onEnd(ended) {
+      unproven.delete(ended);
+      if (sessions.get(ended.deviceId) === ended) sessions.delete(ended.deviceId);
+    },
+    onSettled(settled) {
+      live.delete(settled);
+    },
+  };
+
   return {
     nodeId,
     actor,
@@ -228,32 +254,13 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     admit: () => admission.admit(),
     retryAfterSeconds: () => admission.retryAfterSeconds(),
     accept(socket, deviceId, sourceIp, release, challenge = false) {
-      const session = openSession(socket, deviceId, {
-        ctx,
-        settings,
-        presence,
-        groups,
+      const session = openSession(socket, deviceId, host, {
         sourceIp,
         challenge,
         ...(release ? { onConnected: release } : {}),
-        onProven(proven) {
-          unproven.delete(proven);
-          const previous = sessions.get(deviceId);
-          sessions.set(deviceId, proven);
-          const replaced = 'replaced by a newer connection of this device';
-          if (previous !== proven) previous?.close(CLOSE.replaced, replaced);
-          // an older socket of the device still waiting to prove itself is obsolete too
-          for (const other of unproven)
-            if (other.deviceId === deviceId) other.close(CLOSE.replaced, replaced);
-        },
-        onEnd(ended) {
-          unproven.delete(ended);
-          if (sessions.get(deviceId) === ended) sessions.delete(deviceId);
-        },
       });
       live.add(session);
       if (!session.proven()) unproven.add(session);
-      void session.ended.finally(() => live.delete(session));
       if (closing) session.close(CLOSE.shutdown, 'server shutting down');
       return session;
     },

@@ -21,6 +21,10 @@
  * hello carries a valid proof. Only then is the connection recorded and the session handed
  * to the hub, so a replayed upgrade can neither mark the device online nor displace its
  * real session.
+ *
+ * Memory: a gateway holds tens of thousands of idle sessions, so a session is one object of
+ * plain fields whose behaviour lives on the class's prototype, and the socket's listeners
+ * are shared functions that find their session on the socket — no closures per session.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -71,169 +75,248 @@ export interface DeviceSession {
   terminate(): void;
 }
 
-/** What a session needs from its gateway. */
-export interface SessionDeps {
+/** What every session of a gateway shares (one object per hub). */
+export interface SessionHost {
   ctx: GatewayContext;
   settings: DeviceLinkSettings;
   /** The gateway's group commit of deliveries and acks (commandGroups.ts). */
   groups: CommandGroups;
   /** Where the device's connect and disconnect are written behind. */
   presence: PresenceWriter;
+  /** A session's device proved itself (called once, before its connect is queued). */
+  onProven(session: DeviceSession): void;
+  /** A session ended (called once, before its disconnect is queued). */
+  onEnd(session: DeviceSession): void;
+  /** An ended session's work is done (called once, as its `ended` resolves). */
+  onSettled(session: DeviceSession): void;
+}
+
+/** What one session is opened with besides its socket and device. */
+export interface SessionOptions {
   sourceIp: string | null;
   /**
    * Challenge the socket and require a proof in the hello (an upgrade without a nonce).
    * Without it the session counts as proven at once (the deprecated nonce upgrade).
    */
   challenge?: boolean;
-  /** The device proved itself (called once, before its connect is queued). */
-  onProven(session: DeviceSession): void;
-  /** The session ended (called once, before its disconnect is queued). */
-  onEnd(session: DeviceSession): void;
   /** The handshake is over: the socket is open and its connect queued, or it ended first. */
-  onConnected?(): void;
+  onConnected?: () => void;
+}
+
+/** The session a socket serves, for the shared listeners. */
+const SESSION = Symbol('saffron.session');
+type ServedSocket = WebSocket & { [SESSION]?: Session };
+
+function onSocketMessage(this: ServedSocket, data: WebSocket.RawData, isBinary: boolean): void {
+  this[SESSION]?.received(data, isBinary);
+}
+
+function onSocketClose(this: ServedSocket): void {
+  this[SESSION]?.closed();
 }
 
 /** Serve `socket` for `deviceId`. Attach before any await, so no early frame is missed. */
-export function openSession(socket: WebSocket, deviceId: string, deps: SessionDeps): DeviceSession {
-  const { ctx, settings } = deps;
-  const id = randomUUID();
-  const nowMs = () => ctx.now().getTime();
-  const log = ctx.app.log;
+export function openSession(
+  socket: WebSocket,
+  deviceId: string,
+  host: SessionHost,
+  options: SessionOptions,
+): DeviceSession {
+  return new Session(socket, deviceId, host, options);
+}
 
-  let chain: Promise<void> = Promise.resolve();
-  const serial = (work: () => Promise<void>): Promise<void> =>
-    (chain = chain.then(work).catch((error: unknown) => {
-      log.error({ err: error, device_id: deviceId }, 'device session work failed');
+class Session implements DeviceSession {
+  readonly id = randomUUID();
+  readonly ended: Promise<void>;
+  private resolveEnded!: () => void;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly sourceIp: string | null;
+  /** Called once the handshake is over; dropped then. */
+  private onConnected: (() => void) | undefined;
+  /** The challenge of an upgrade without a nonce; undefined once proven (or never asked). */
+  private challenge: string | undefined;
+  private readonly openedAt: number;
+  private connected = false; // the connect is queued (so its end is queued too)
+  private ready = false; // the device said hello
+  private over = false; // the socket has ended
+  private wantDelivery = false;
+  private delivering = false;
+  private heardAt: number;
+  private touchedAt: number;
+  private overCapSince: number | undefined = undefined;
+  private writtenAt: number; // when a write last completed: progress of a slow reader
+  private closingSince: number | undefined = undefined;
+  private badFrames = 0;
+  /** The resume runs in rounds like any delivery; these it already pushed again. */
+  private resumed = false;
+  private redelivered: string[] | undefined = undefined;
+
+  constructor(
+    private readonly socket: ServedSocket,
+    readonly deviceId: string,
+    private readonly host: SessionHost,
+    options: SessionOptions,
+  ) {
+    this.sourceIp = options.sourceIp;
+    this.onConnected = options.onConnected;
+    this.challenge = options.challenge ? randomBytes(32).toString('base64url') : undefined;
+    this.openedAt = this.heardAt = this.touchedAt = this.writtenAt = this.nowMs();
+    this.ended = new Promise<void>((resolve) => (this.resolveEnded = resolve));
+    socket[SESSION] = this;
+    socket.on('message', onSocketMessage);
+    socket.on('close', onSocketClose);
+    if (this.challenge === undefined) this.connect();
+    else this.send({ type: 'challenge', challenge: this.challenge, version: SOCKET_PROOF_VERSION });
+  }
+
+  private nowMs(): number {
+    return this.host.ctx.now().getTime();
+  }
+
+  /** Run `work` after the session's earlier work, in arrival order. */
+  private serial(work: () => Promise<void>): Promise<void> {
+    return (this.chain = this.chain.then(work).catch((error: unknown) => {
+      this.host.ctx.app.log.error(
+        { err: error, device_id: this.deviceId },
+        'device session work failed',
+      );
     }));
+  }
 
-  const openedAt = nowMs();
-  // the challenge of an upgrade without a nonce; undefined once proven (or never asked)
-  let challenge = deps.challenge ? randomBytes(32).toString('base64url') : undefined;
-  let connected = false; // the connect is queued (so its end is queued too)
-  let ready = false; // the device said hello
-  let over = false; // the socket has ended
-  let wantDelivery = false;
-  let delivering = false;
-  let heardAt = nowMs();
-  let touchedAt = heardAt;
-  let overCapSince: number | undefined;
-  let writtenAt = heardAt; // when a write last completed: progress of a slow reader
-  let closingSince: number | undefined;
-  let badFrames = 0;
-  let resolveEnded!: () => void;
-  const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+  private handshakeOver(): void {
+    const done = this.onConnected;
+    this.onConnected = undefined;
+    done?.();
+  }
 
-  const send = (frame: OutboundFrame, onWritten?: () => void): void => {
+  private send(frame: OutboundFrame, onWritten?: () => void): void {
+    const socket = this.socket;
     if (socket.readyState !== socket.OPEN) return;
     socket.send(JSON.stringify(frame), (error) => {
       if (error) return;
-      writtenAt = nowMs();
+      this.writtenAt = this.nowMs();
       onWritten?.();
     });
-  };
-  const overCap = () => socket.bufferedAmount > settings.maxBufferedBytes;
-  const drained = () => {
-    if (wantDelivery && socket.bufferedAmount <= settings.maxBufferedBytes / 2) session.wake();
-  };
-  const push = (commands: readonly CommandRecord[]) =>
+  }
+
+  private overCap(): boolean {
+    return this.socket.bufferedAmount > this.host.settings.maxBufferedBytes;
+  }
+
+  private drained(): void {
+    if (this.wantDelivery && this.socket.bufferedAmount <= this.host.settings.maxBufferedBytes / 2)
+      this.wake();
+  }
+
+  private push(commands: readonly CommandRecord[]): void {
     commands.forEach((c, i) =>
-      send(
+      this.send(
         { type: 'command', command: commandJson(c) },
-        i === commands.length - 1 ? drained : undefined,
+        i === commands.length - 1 ? () => this.drained() : undefined,
       ),
     );
+  }
 
-  const writable = () => !over && closingSince === undefined && socket.readyState === socket.OPEN;
-  // the resume runs in rounds like any delivery; these it already pushed again
-  let resumed = false;
-  const redelivered: string[] = [];
+  private writable(): boolean {
+    return (
+      !this.over && this.closingSince === undefined && this.socket.readyState === this.socket.OPEN
+    );
+  }
 
   /**
    * Hand out commands — first those a previous connection left unacked, then due PENDING
    * ones — until none are left, the socket is over its cap, or it is closing.
    */
-  const deliver = async () => {
-    while (wantDelivery && ready && writable()) {
-      if (overCap()) return; // resumed by `drained` or the next tick
-      wantDelivery = false;
+  private async deliver(): Promise<void> {
+    const { groups, settings } = this.host;
+    while (this.wantDelivery && this.ready && this.writable()) {
+      if (this.overCap()) return; // resumed by `drained` or the next tick
+      this.wantDelivery = false;
       const limit = settings.deliveryBatch;
-      if (!resumed) {
-        const changed = await deps.groups.redeliver(deviceId, limit, [...redelivered]);
+      if (!this.resumed) {
+        const redelivered = (this.redelivered ??= []);
+        const changed = await groups.redeliver(this.deviceId, limit, [...redelivered]);
         for (const c of changed) redelivered.push(c.commandId);
-        if (changed.length < limit) resumed = true;
-        wantDelivery = true;
-        push(changed.filter((c) => c.status === 'DELIVERED'));
+        if (changed.length < limit) {
+          this.resumed = true;
+          this.redelivered = undefined;
+        }
+        this.wantDelivery = true;
+        this.push(changed.filter((c) => c.status === 'DELIVERED'));
         continue;
       }
       // with the other sessions' deliveries of this moment (commandGroups.ts)
-      const commands = await deps.groups.deliver(deviceId, limit);
-      push(commands);
-      if (commands.length === limit) wantDelivery = true; // maybe more
+      const commands = await groups.deliver(this.deviceId, limit);
+      this.push(commands);
+      if (commands.length === limit) this.wantDelivery = true; // maybe more
     }
-  };
-  const deliverExclusively = async () => {
-    delivering = true;
-    try {
-      await deliver();
-    } finally {
-      delivering = false;
-    }
-  };
+  }
 
-  const connect = () => {
-    deps.onProven(session);
-    deps.presence.connected(deviceId, id);
-    connected = true;
-    deps.onConnected?.();
-  };
+  private async deliverExclusively(): Promise<void> {
+    this.delivering = true;
+    try {
+      await this.deliver();
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private connect(): void {
+    this.host.onProven(this);
+    this.host.presence.connected(this.deviceId, this.id);
+    this.connected = true;
+    this.handshakeOver();
+  }
 
   /** Check the hello's proof; false (and the socket closing) when it fails. */
-  const prove = async (proof: string | undefined): Promise<boolean> => {
-    const asked = challenge;
+  private async prove(proof: string | undefined): Promise<boolean> {
+    const asked = this.challenge;
     if (asked === undefined) return true;
+    const deviceId = this.deviceId;
     const valid =
       proof !== undefined &&
-      (await verifyDeviceSecret(ctx.auth, deviceId, nowMs(), (secret) =>
+      (await verifyDeviceSecret(this.host.ctx.auth, deviceId, this.nowMs(), (secret) =>
         verifySocketProof(secret, deviceId, asked, proof),
       ));
-    if (!valid || over) {
-      session.close(CLOSE.badProof, 'the hello must carry a valid proof of the challenge');
+    if (!valid || this.over) {
+      this.close(CLOSE.badProof, 'the hello must carry a valid proof of the challenge');
       return false;
     }
-    challenge = undefined;
-    connect();
+    this.challenge = undefined;
+    this.connect();
     return true;
-  };
+  }
 
-  const hello = async (frame: Extract<InboundFrame, { type: 'hello' }>) => {
-    if (!(await prove(frame.proof))) return;
-    send({
+  private async hello(frame: Extract<InboundFrame, { type: 'hello' }>): Promise<void> {
+    if (!(await this.prove(frame.proof))) return;
+    const settings = this.host.settings;
+    this.send({
       type: 'welcome',
-      session_id: id,
+      session_id: this.id,
       heartbeat_interval_ms: settings.heartbeatIntervalMs,
       max_message_bytes: settings.maxInboundBytes,
     });
-    if (ready) return; // one resume per session: every redelivery counts as a retry
-    ready = true;
-    wantDelivery = true;
-    await deliverExclusively();
-  };
+    if (this.ready) return; // one resume per session: every redelivery counts as a retry
+    this.ready = true;
+    this.wantDelivery = true;
+    await this.deliverExclusively();
+  }
 
-  const ack = async (frame: Extract<InboundFrame, { type: 'ack' }>) => {
+  private async ack(frame: Extract<InboundFrame, { type: 'ack' }>): Promise<void> {
     try {
       const done = await acknowledge(
-        ctx,
-        deps.groups,
+        this.host.ctx,
+        this.host.groups,
         {
-          deviceId,
+          deviceId: this.deviceId,
           commandId: frame.command_id,
           status: frame.status,
           ...(frame.result !== undefined ? { result: frame.result } : {}),
           ...(frame.error !== undefined ? { error: frame.error } : {}),
         },
-        deps.sourceIp,
+        this.sourceIp,
       );
-      send({
+      this.send({
         type: 'acked',
         command_id: frame.command_id,
         status: done.command.status,
@@ -242,48 +325,48 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
     } catch (error) {
       const problem = toProblem(error);
       if (!problem) throw error;
-      send({
+      this.send({
         type: 'error',
         code: problem.code,
         message: problem.message,
         command_id: frame.command_id,
       });
     }
-  };
+  }
 
-  const bad = (code: string, message: string) => {
-    send({ type: 'error', code, message });
-    if (++badFrames >= MAX_BAD_FRAMES) session.close(CLOSE.badFrames, 'too many invalid frames');
-  };
+  private bad(code: string, message: string): void {
+    this.send({ type: 'error', code, message });
+    if (++this.badFrames >= MAX_BAD_FRAMES) this.close(CLOSE.badFrames, 'too many invalid frames');
+  }
 
-  const handle = async (text: string) => {
-    if (over) return;
+  private async handle(text: string): Promise<void> {
+    if (this.over) return;
     if (jsonDepth(text) > MAX_DEPTH)
-      return bad('FRAME_TOO_DEEP', `frames nest at most ${MAX_DEPTH} levels`);
+      return this.bad('FRAME_TOO_DEEP', `frames nest at most ${MAX_DEPTH} levels`);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return bad('MALFORMED_FRAME', 'a frame is one JSON object');
+      return this.bad('MALFORMED_FRAME', 'a frame is one JSON object');
     }
     const parsed = inboundFrame.safeParse(value);
     if (!parsed.success)
-      return bad(
+      return this.bad(
         'INVALID_FRAME',
         parsed.error.issues
           .slice(0, 5)
           .map((i) => `${['$', ...i.path].join('.')}: ${i.message}`)
           .join('; '),
       );
-    badFrames = 0;
+    this.badFrames = 0;
     const frame = parsed.data;
-    if (challenge !== undefined && frame.type === 'ack')
-      return bad('PROOF_REQUIRED', 'say hello with the proof of the challenge first');
+    if (this.challenge !== undefined && frame.type === 'ack')
+      return this.bad('PROOF_REQUIRED', 'say hello with the proof of the challenge first');
     switch (frame.type) {
       case 'hello':
-        return hello(frame);
+        return this.hello(frame);
       case 'ack':
-        return ack(frame);
+        return this.ack(frame);
       case 'heartbeat':
         return;
       default: {
@@ -291,90 +374,106 @@ export function openSession(socket: WebSocket, deviceId: string, deps: SessionDe
         return never;
       }
     }
-  };
+  }
 
-  const session: DeviceSession = {
-    id,
-    deviceId,
-    ended,
-    idle: () => ready && resumed && !delivering && !wantDelivery && writable() && !overCap(),
-    pushDelivered(command) {
-      if (writable()) push([command]);
-    },
-    wake() {
-      wantDelivery = true;
-      if (delivering || !ready || !writable()) return;
-      delivering = true; // claimed now, so wakes meanwhile only set wantDelivery
-      void serial(deliverExclusively);
-    },
-    proven: () => challenge === undefined,
-    tick(now) {
-      if (over) return false;
-      if (closingSince !== undefined) {
-        if (now - closingSince >= settings.heartbeatIntervalMs) socket.terminate();
-        return false;
-      }
-      if (challenge !== undefined) {
-        if (now - openedAt >= settings.proofTimeoutMs)
-          session.close(CLOSE.proofTimeout, 'no proof of the challenge in time');
-        return false;
-      }
-      if (now - heardAt > settings.missedHeartbeats * settings.heartbeatIntervalMs) {
-        session.close(CLOSE.heartbeatTimeout, 'heartbeat timeout');
-        return false;
-      }
-      if (overCap()) {
-        // over the cap is fine while writes complete; a device that stops reading is not
-        overCapSince ??= now;
-        if (now - Math.max(overCapSince, writtenAt) >= settings.backpressureGraceMs)
-          session.close(CLOSE.backpressure, 'the device reads too slowly; reconnect later');
-      } else {
-        overCapSince = undefined;
-        send({ type: 'heartbeat' });
-        if (wantDelivery) session.wake();
-      }
-      if (heardAt > touchedAt && now - touchedAt >= settings.lastSeenEveryMs) {
-        touchedAt = now;
-        return true;
-      }
-      return false;
-    },
-    close(code, reason) {
-      if (over || closingSince !== undefined) return;
-      closingSince = nowMs();
-      socket.close(code, reason);
-    },
-    terminate() {
-      socket.terminate();
-    },
-  };
-
-  socket.on('message', (data, isBinary) => {
-    heardAt = nowMs();
-    if (isBinary) return session.close(CLOSE.binary, 'frames are JSON text');
+  /** A message arrived on the socket. */
+  received(data: WebSocket.RawData, isBinary: boolean): void {
+    this.heardAt = this.nowMs();
+    if (isBinary) return this.close(CLOSE.binary, 'frames are JSON text');
+    const max = this.host.settings.maxInboundBytes;
     const bytes = Array.isArray(data)
       ? data.reduce((n, b) => n + b.length, 0)
       : data instanceof ArrayBuffer
         ? data.byteLength
         : data.length;
-    if (bytes > settings.maxInboundBytes)
-      return session.close(CLOSE.tooLarge, `frames are at most ${settings.maxInboundBytes} bytes`);
+    if (bytes > max) return this.close(CLOSE.tooLarge, `frames are at most ${max} bytes`);
     const text = Array.isArray(data)
       ? Buffer.concat(data).toString('utf8')
       : Buffer.isBuffer(data)
         ? data.toString('utf8')
         : Buffer.from(data).toString('utf8');
-    void serial(() => handle(text));
-  });
-  socket.on('close', () => {
-    if (over) return;
-    over = true;
-    deps.onConnected?.();
-    deps.onEnd(session);
-    if (connected) deps.presence.disconnected(deviceId, id);
-    void serial(() => Promise.resolve()).then(resolveEnded);
-  });
-  if (challenge === undefined) connect();
-  else send({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION });
-  return session;
+    void this.serial(() => this.handle(text));
+  }
+
+  /** The socket has ended. */
+  closed(): void {
+    if (this.over) return;
+    this.over = true;
+    this.handshakeOver();
+    this.host.onEnd(this);
+    if (this.connected) this.host.presence.disconnected(this.deviceId, this.id);
+    void this.serial(() => Promise.resolve()).then(() => {
+      this.host.onSettled(this);
+      this.resolveEnded();
+    });
+  }
+
+  idle(): boolean {
+    return (
+      this.ready &&
+      this.resumed &&
+      !this.delivering &&
+      !this.wantDelivery &&
+      this.writable() &&
+      !this.overCap()
+    );
+  }
+
+  pushDelivered(command: CommandRecord): void {
+    if (this.writable()) this.push([command]);
+  }
+
+  wake(): void {
+    this.wantDelivery = true;
+    if (this.delivering || !this.ready || !this.writable()) return;
+    this.delivering = true; // claimed now, so wakes meanwhile only set wantDelivery
+    void this.serial(() => this.deliverExclusively());
+  }
+
+  proven(): boolean {
+    return this.challenge === undefined;
+  }
+
+  tick(now: number): boolean {
+    const settings = this.host.settings;
+    if (this.over) return false;
+    if (this.closingSince !== undefined) {
+      if (now - this.closingSince >= settings.heartbeatIntervalMs) this.socket.terminate();
+      return false;
+    }
+    if (this.challenge !== undefined) {
+      if (now - this.openedAt >= settings.proofTimeoutMs)
+        this.close(CLOSE.proofTimeout, 'no proof of the challenge in time');
+      return false;
+    }
+    if (now - this.heardAt > settings.missedHeartbeats * settings.heartbeatIntervalMs) {
+      this.close(CLOSE.heartbeatTimeout, 'heartbeat timeout');
+      return false;
+    }
+    if (this.overCap()) {
+      // over the cap is fine while writes complete; a device that stops reading is not
+      this.overCapSince ??= now;
+      if (now - Math.max(this.overCapSince, this.writtenAt) >= settings.backpressureGraceMs)
+        this.close(CLOSE.backpressure, 'the device reads too slowly; reconnect later');
+    } else {
+      this.overCapSince = undefined;
+      this.send({ type: 'heartbeat' });
+      if (this.wantDelivery) this.wake();
+    }
+    if (this.heardAt > this.touchedAt && now - this.touchedAt >= settings.lastSeenEveryMs) {
+      this.touchedAt = now;
+      return true;
+    }
+    return false;
+  }
+
+  close(code: number, reason: string): void {
+    if (this.over || this.closingSince !== undefined) return;
+    this.closingSince = this.nowMs();
+    this.socket.close(code, reason);
+  }
+
+  terminate(): void {
+    this.socket.terminate();
+  }
 }
