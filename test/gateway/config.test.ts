@@ -45,19 +45,8 @@ for (const dialect of CLOUD_DIALECTS) {
       await gw.close();
     });
 
-    const register = async (deviceId: string, deviceType: string) => {
-      const res = await gw.asUser(gw.adminToken, '/api/v1/devices/register', {
-        method: 'POST',
-        body: json({
-          device_id: deviceId,
-          device_name: deviceId,
-          device_type: deviceType,
-          location: 'lab',
-        }),
-      });
-      expect(res.status).toBe(201);
-      secrets.set(deviceId, ((await res.json()) as { device_secret: string }).device_secret);
-    };
+    const register = async (deviceId: string, deviceType: string) =>
+      secrets.set(deviceId, await gw.registerDevice(deviceId, deviceType));
     const asDevice = (deviceId: string, path: string, init: RequestInit & { body?: string } = {}) =>
       gw.asDevice(deviceId, secrets.get(deviceId)!, path, init);
     const publish = async (scope: string, key: string, config: unknown, token = gw.adminToken) =>

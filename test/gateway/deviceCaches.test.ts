@@ -65,19 +65,7 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     (await signedGet(base, deviceId, secret, `/api/v1/devices/${deviceId}`)).status;
   const admin = (path: string, init: RequestInit = {}) => a.asUser(a.adminToken, path, init);
 
-  const register = async (deviceId: string, deviceType = 'pos') => {
-    const res = await admin('/api/v1/devices/register', {
-      method: 'POST',
-      body: json({
-        device_id: deviceId,
-        device_name: deviceId,
-        device_type: deviceType,
-        location: 'lab',
-      }),
-    });
-    expect(res.status).toBe(201);
-    return ((await res.json()) as { device_secret: string }).device_secret;
-  };
+  const register = (deviceId: string) => a.registerDevice(deviceId);
 
   /** Registered, and authenticated on both gateways: both hold its credentials. */
   const warmDevice = async (deviceId: string) => {

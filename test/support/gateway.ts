@@ -38,6 +38,8 @@ export interface TestGateway {
   ): Promise<Response>;
   /** Insert a device with a fresh secret directly (before the registration API exists). */
   insertDevice(deviceId: string): Promise<string>;
+  /** Register a device through the API as the admin (type `pos` unless given); its secret. */
+  registerDevice(deviceId: string, deviceType?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,20 @@ export async function startTestGateway(
         .values({ device_id: deviceId, secret_ciphertext: keys.seal(secret) })
         .execute();
       return secret;
+    },
+    async registerDevice(deviceId, deviceType = 'pos') {
+      const res = await asUser(admin.token, '/api/v1/devices/register', {
+        method: 'POST',
+        body: JSON.stringify({
+          device_id: deviceId,
+          device_name: deviceId,
+          device_type: deviceType,
+          location: 'lab',
+        }),
+      });
+      if (res.status !== 201)
+        throw new Error(`registering ${deviceId}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { device_secret: string }).device_secret;
     },
     async close() {
       await gateway.close();
