@@ -166,6 +166,16 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
     });
     try {
       const slowUrl = await slow.listen(0);
+      // a gateway answers reads from memory once it hears its own announcement back; until
+      // then it records each nonce before answering, and the race below would not happen
+      await vi.waitFor(() => expect(slow.context.auth.nonces.readsFromMemory()).toBe(true), {
+        timeout: 5_000,
+        interval: 10,
+      });
+      await vi.waitFor(() => expect(b.context.auth.nonces.readsFromMemory()).toBe(true), {
+        timeout: 5_000,
+        interval: 10,
+      });
       const read = capture('rp-rest', 'GET', '/api/v1/devices/rp-rest');
       expect((await read(slowUrl)).status).toBe(200);
       // inside the window the other gateway cannot know: it answers the read document once
