@@ -23,7 +23,7 @@
  * that follow it are folded into one ({@link foldPlans}): the row is inserted once, as the
  * last of them leaves it, and a heartbeat the end removes is never written. So a payment —
  * its start, five intermediate steps and its end — is one transaction, one disk flush and one
- * row write, where it was seven commits (README: Step durability).
+ * row write, where it was seven commits (docs/guides/edge-agent.md, step durability).
  * `every-step` (default) writes and flushes every commit.
  */
 import type { Store } from '../../runtime/index.js';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createWasmRunner, mapWasmSource, sha256Hex } from '../../runtime/index.js';
 
-/** WAL pages one offline approval of pos_payment writes (README: Schema). */
+/** WAL pages one offline approval of pos_payment writes (docs/reference/schema.md). */
 export const PAYMENT_WAL_PAGES = 31;
 /** The agent's `wal_autocheckpoint` backstop (edge/agent/walCheckpoints.ts). */
 const BACKSTOP_PAGES = 10_000;

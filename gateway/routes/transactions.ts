@@ -55,7 +55,11 @@ import {
 export const SAF_BATCH_BODY_LIMIT = MAX_SAF_BATCH * (MAX_SAF_RECORD_BYTES + 1024) + 64 * 1024;
 
 const records = z
-  .array(z.unknown().meta({ description: 'a signed transaction record (see the README)' }))
+  .array(
+    z
+      .unknown()
+      .meta({ description: 'a signed transaction record (see docs/reference/http-api.md)' }),
+  )
   .min(1)
   .max(MAX_SAF_BATCH);
 

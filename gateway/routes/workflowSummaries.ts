@@ -49,7 +49,7 @@ const summaryRules: ItemRules<WorkflowSummary> = {
 
 const summariesBody = z.strictObject({
   summaries: z
-    .array(z.unknown().meta({ description: 'a workflow summary (see the README)' }))
+    .array(z.unknown().meta({ description: 'a workflow summary (see docs/reference/http-api.md)' }))
     .min(1)
     .max(MAX_SUMMARY_BATCH),
 });

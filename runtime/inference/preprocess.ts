@@ -1,7 +1,7 @@
 /**
  * `ai_config.preprocessing`, applied to the value read from `input_source` before the model
  * sees it. Both transforms are fixed (the definition language has no place for parameters),
- * so they are defined exactly here and in the README:
+ * so they are defined exactly here and in docs/guides/writing-steps.md:
  *
  * - `normalize`: standardise each input to zero mean and unit variance over all its
  *   elements: `(x - mean) / std`, with the population standard deviation. An input whose

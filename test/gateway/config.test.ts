@@ -17,7 +17,7 @@ type Doc = Record<string, unknown> & { checksum: string; signature: string };
 const json = (value: unknown) => JSON.stringify(value);
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** What an edge agent does before loading a document, written from the README's definition. */
+/** What an edge agent does before loading a document, written from the definition in docs/reference/http-api.md. */
 function clientCheck(doc: Doc, member: 'config' | 'rules', publicKeyPem: string) {
   const checksumOk = sha256(canonicalJson(doc[member])) === doc.checksum;
   const { signature, ...unsigned } = doc;
