@@ -7,8 +7,9 @@
  * circled forms become ASCII, a no-break or ideographic space becomes a space) and each
  * remaining decimal digit of another script is replaced by its ASCII digit.
  *
- * Texts made of ASCII only — nearly all of them — skip all of this: the first check is a
- * single pass over the character codes.
+ * Normalising costs, and the detector runs on every record, so its cheap first check is one
+ * pass over the character codes: texts made of ASCII — nearly all of them — or of letters
+ * of the common scripts never get normalised unless they hold enough digits to be scanned.
  */
 
 /** A decimal digit of any script other than ASCII. */

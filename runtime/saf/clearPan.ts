@@ -15,10 +15,10 @@
  *   (`4111 1111 1111 1111`, `4111.1111.1111.1111`, `4111/1111…`, `4111_1111…`, tabs, two
  *   spaces, `3782 - 822463 / 10005`). The group sizes keep dates, times and amounts out:
  *   `2025-03-01 10:00:02`, `1234.56` and most phone numbers (`+44 20 7946 0958`) break on
- *   their one-, two- or seven-digit groups, and a letter or a gap of four or more characters always ends
- *   a number. Four-digit numbers listed with short separators (`2019, 2020, 2021, 2022`)
- *   read as a printed card, and one such list in ten passes Luhn: a record must not carry
- *   such lists as text.
+ *   a group of one, two or more than six digits; a letter, or a gap of four or more
+ *   characters, always ends a number. The price: four-digit numbers listed with short
+ *   separators (`2019, 2020, 2021, 2022`) read as a printed card, and one such list in ten
+ *   passes Luhn — a record must not carry such lists as text.
  * - Across an array: adjacent strings of an array that hold no letters read as one text,
  *   each joined to the next by a space, so `["4111", "1111", "1111", "1111"]` and
  *   `["4111 1111", "1111 1111"]` are printed groups; the hit is the array's path. Numbers
@@ -91,7 +91,7 @@ const MAX_SEPARATOR = 3;
 /** A separator between printed groups: characters that are neither letters nor digits. */
 const SEPARATOR = /^[^\p{L}\p{N}]+$/u;
 
-/** Whether `text` holds at least {@link MIN_DIGITS} digits of any script, the least a card number has. */
+/** Whether `text` holds at least {@link MIN_DIGITS} digits of any script: a card number's least. */
 const hasPanDigits = (text: string) => hasDigits(text, MIN_DIGITS);
 
 /** Whether `text` contains something that looks like a clear card number. */
