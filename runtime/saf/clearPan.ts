@@ -1,15 +1,31 @@
 /**
- * Finding card numbers in clear (DESIGN §5: a PAN is never stored in clear). A device must
- * send a card as token + last four digits + encrypted payload; anything else in a record
- * that looks like a primary account number means the device leaked one, and the record is
- * refused before it is stored or logged anywhere.
+ * Finding card numbers in clear. A card number is never stored in clear: a device must
+ * send a card as token + last four digits + encrypted payload, and anything else in a
+ * record that looks like a primary account number means the device leaked one, so the
+ * record is refused before it is stored or logged anywhere.
  *
  * "Looks like a PAN" = 13 to 19 digits that pass the Luhn check, found anywhere in the
- * value: in strings (as one run of digits, or in groups the way cards are printed —
- * `4111 1111 1111 1111`, `3782-822463-10005`: a first group of four, then groups of three
- * to six, separated by one space or dash), in object keys, and in numbers. An integer too
- * large for a double (> 2^53) with 16 to 19 digits cannot be checked exactly after
- * `JSON.parse` and is treated as a card number.
+ * value — in strings, in object keys, in numbers, and across the strings of an array:
+ *
+ * - Digits are read whatever their script: full-width `４１１１`, Arabic-Indic, mathematical
+ *   and the other forms NFKC or the Unicode digit tables map to `0`–`9` (`asciiDigits.ts`).
+ * - One run of 13–19 digits.
+ * - Printed groups: a group of four digits, then groups of three to six, each joined to the
+ *   next by a separator of one to three characters that are neither letters nor digits
+ *   (`4111 1111 1111 1111`, `4111.1111.1111.1111`, `4111/1111…`, `4111_1111…`, tabs, two
+ *   spaces, `3782 - 822463 / 10005`). The group sizes keep dates, times and amounts out:
+ *   `2025-03-01 10:00:02`, `1234.56` and most phone numbers (`+44 20 7946 0958`) break on
+ *   a group of one, two or more than six digits; a letter, or a gap of four or more
+ *   characters, always ends a number. The price: four-digit numbers listed with short
+ *   separators (`2019, 2020, 2021, 2022`) read as a printed card, and one such list in ten
+ *   passes Luhn — a record must not carry such lists as text.
+ * - Across an array: adjacent strings of an array that hold no letters read as one text,
+ *   each joined to the next by a space, so `["4111", "1111", "1111", "1111"]` and
+ *   `["4111 1111", "1111 1111"]` are printed groups; the hit is the array's path. Numbers
+ *   in an array are never joined (a list of amounts or counts is not a card), nor are
+ *   strings with letters, and an element that is not a string ends the join.
+ * - An integer too large for a double (> 2^53) with 16 to 19 digits cannot be checked
+ *   exactly after `JSON.parse` and is treated as a card number.
  *
  * The price is false positives: one 13–19 digit number in ten passes Luhn by chance, so
  * records must not carry long numeric identifiers (epoch milliseconds have 13 digits —
@@ -23,7 +39,13 @@
  * ETags, definition and binary hashes): about one SHA-256 hex string in a hundred holds a
  * run of 13+ decimal digits that passes Luhn, which refused command acks carrying an ETag.
  * A card number inside such a token is not a card printed anywhere.
+ *
+ * What is not caught: digits spelled out or interleaved with letters (`4111x1111…`), groups
+ * joined by four or more separator characters, a run of more than 19 digits that embeds a
+ * card number, and a number split across object members or across array elements that hold
+ * letters. The check finds careless leaks, not a device that hides a number on purpose.
  */
+import { hasDigits, toAsciiDigits } from './asciiDigits.js';
 
 /** Where a clear card number was found: the JSON path of the value (or key) holding it. */
 export interface ClearPanHit {
@@ -60,46 +82,66 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** A hex digest: 32 or more hex digits, not part of a longer word. */
 const HEX_DIGEST = /(?<![0-9a-z])[0-9a-f]{32,}(?![0-9a-z])/gi;
 
-/** Whether `text` holds at least {@link MIN_DIGITS} decimal digits, the least a card number has. */
-function hasPanDigits(text: string): boolean {
-  if (text.length < MIN_DIGITS) return false;
-  let digits = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57 && ++digits >= MIN_DIGITS) return true;
-  }
-  return false;
-}
+/** What a UUID or digest is replaced by before the scan: a letter, which ends any number. */
+const TAKEN_OUT = 'x';
+
+/** The most characters between two printed groups of a card number. */
+const MAX_SEPARATOR = 3;
+
+/** A separator between printed groups: characters that are neither letters nor digits. */
+const SEPARATOR = /^[^\p{L}\p{N}]+$/u;
+
+/** Whether `text` holds at least {@link MIN_DIGITS} digits of any script: a card number's least. */
+const hasPanDigits = (text: string) => hasDigits(text, MIN_DIGITS);
 
 /** Whether `text` contains something that looks like a clear card number. */
 export function containsClearPan(text: string): boolean {
   // most texts (keys, codes, short values) cannot hold one: no scan for them
   if (!hasPanDigits(text)) return false;
-  const scanned = text.replace(UUID, '_').replace(HEX_DIGEST, '_');
-  // runs of digits, each with the separator that follows it (one space or dash, or none)
-  const runs: { digits: string; end: number }[] = [];
+  const scanned = toAsciiDigits(text).replace(UUID, TAKEN_OUT).replace(HEX_DIGEST, TAKEN_OUT);
+  const runs: { digits: string; start: number; end: number }[] = [];
   for (const match of scanned.matchAll(/\d+/g)) {
     const digits = match[0];
     if (isPan(digits)) return true;
-    runs.push({ digits, end: match.index + digits.length });
+    runs.push({ digits, start: match.index, end: match.index + digits.length });
   }
-  // grouped forms: a group of four, then groups of 3–6, each joined by one ' ' or '-'
-  for (let i = 0; i < runs.length; i++) {
-    const first = runs[i]!;
-    if (first.digits.length !== 4) continue;
-    let joined = first.digits;
-    let previous = first;
-    for (let j = i + 1; j < runs.length; j++) {
-      const next = runs[j]!;
-      const gap = scanned.slice(previous.end, previous.end + 1);
-      const start = next.end - next.digits.length;
-      if (start !== previous.end + 1 || (gap !== ' ' && gap !== '-')) break;
-      if (next.digits.length < 3 || next.digits.length > 6) break;
-      joined += next.digits;
-      if (joined.length > MAX_DIGITS) break;
-      if (isPan(joined)) return true;
-      previous = next;
-    }
+  return runs.some((run, i) => run.digits.length === 4 && printedPanFrom(scanned, runs, i));
+}
+
+/** Whether printed groups starting at `runs[first]` make a card number (see the module comment). */
+function printedPanFrom(
+  text: string,
+  runs: readonly { digits: string; start: number; end: number }[],
+  first: number,
+): boolean {
+  let joined = runs[first]!.digits;
+  for (let j = first + 1; j < runs.length; j++) {
+    const next = runs[j]!;
+    const gap = next.start - runs[j - 1]!.end;
+    if (gap > MAX_SEPARATOR || !SEPARATOR.test(text.slice(next.start - gap, next.start)))
+      return false;
+    if (next.digits.length < 3 || next.digits.length > 6) return false;
+    joined += next.digits;
+    if (joined.length > MAX_DIGITS) return false;
+    if (isPan(joined)) return true;
+  }
+  return false;
+}
+
+/** A letter of any script: a string holding one is never joined with its neighbours. */
+const LETTER = /\p{L}/u;
+
+/**
+ * Whether adjacent letter-free strings of `items` read together hold a card number: each
+ * stretch of two or more is joined with spaces and scanned as one text.
+ */
+function splitAcross(items: readonly unknown[]): boolean {
+  let start = 0; // the first item of the current stretch
+  for (let i = 0; i <= items.length; i++) {
+    const item = items[i];
+    if (i < items.length && typeof item === 'string' && !LETTER.test(item)) continue;
+    if (i - start > 1 && containsClearPan(items.slice(start, i).join(' '))) return true;
+    start = i + 1;
   }
   return false;
 }
@@ -142,7 +184,8 @@ function scan(value: unknown, trail: (string | number)[]): boolean | undefined {
       if (hit !== undefined) return hit;
       trail.pop();
     }
-    return undefined;
+    // a number split across the strings: the hit is the array itself
+    return splitAcross(value) ? false : undefined;
   }
   if (value !== null && typeof value === 'object') {
     for (const [key, member] of Object.entries(value)) {
