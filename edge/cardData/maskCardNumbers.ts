@@ -29,7 +29,7 @@ const DIGITS = /\p{Nd}/gu;
 const CLUSTER = /\p{Nd}(?:[^\p{L}\p{N}]{0,3}\p{Nd})*/gu;
 
 /** What stands in for a value that could not be masked digit by digit. */
-export const REMOVED_CARD_DATA = '[card data removed]';
+const REMOVED_CARD_DATA = '[card data removed]';
 
 /** `cluster` with all but its last four digits masked when it has a card number's length. */
 function maskCluster(cluster: string): string {

@@ -10,12 +10,12 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Mode of the files that hold the terminal's data and secrets. */
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FILE_MODE = 0o600;
 /** Mode of a folder the agent creates for them. */
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 
 /** The files SQLite keeps for the database `file`. */
-export const databaseFiles = (file: string) => [file, `${file}-wal`, `${file}-shm`];
+const databaseFiles = (file: string) => [file, `${file}-wal`, `${file}-shm`];
 
 /**
  * Create the folder (0700) and the database file (0600) of `file` when missing, and set
