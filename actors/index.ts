@@ -35,6 +35,7 @@ export {
   type Runtime,
   type RuntimeOptions,
   type SettledHook,
+  type StateGuard,
   type SettledWorkflow,
   type StartManyOptions,
   type StartOptions,

@@ -43,7 +43,7 @@ import {
 import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
 import { createCommitQueue, type StepDurability } from './commitQueue.js';
-import { restoreLive, type Internals, type SettledHook } from './internals.js';
+import { restoreLive, type Internals, type SettledHook, type StateGuard } from './internals.js';
 import { describeStatechart, type Statechart } from '../workflow/statechart.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
 import { isTerminal } from './plan.js';
@@ -68,7 +68,7 @@ import {
 } from './start.js';
 
 export type { StartManyOptions };
-export type { SettledHook, SettledWorkflow } from './internals.js';
+export type { SettledHook, SettledWorkflow, StateGuard } from './internals.js';
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -140,6 +140,14 @@ export interface RuntimeOptions {
    * all). Must not throw for a workflow it does not care about: return undefined.
    */
   onSettled?: SettledHook;
+  /**
+   * Checks the state a step leaves before it is committed (also the state merged from a
+   * PARALLEL or ASYNC step's task results): an error it returns fails the step instead, and
+   * the workflow keeps the state it had before the step. A task's result is checked before
+   * it is stored: a refused one fails the task (no retry), its error text starting with the
+   * guard's code. The edge agent refuses card numbers in clear this way. None by default.
+   */
+  stateGuard?: StateGuard;
   /** Where errors of background drives go (default: stderr). */
   onBackgroundError?: (error: unknown, workflowId: string) => void;
 }
@@ -256,6 +264,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     workerId: options.workerId ?? `${hostname()}:${process.pid}`,
     faults: options.faults,
     onSettled: options.onSettled,
+    stateGuard: options.stateGuard,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
     lastBeat: new Map(),
     driving: new Set(),

@@ -8,6 +8,7 @@ import {
   type Ids,
   type JsonObject,
   type ModelRegistry,
+  type SaffronError,
   type SecretProvider,
   type StepExecutor,
   type WasmRunner,
@@ -35,6 +36,12 @@ export type SettledHook = (
   workflow: SettledWorkflow,
 ) => ((tx: StoreHandle) => Promise<void>) | undefined;
 
+/**
+ * A check of the state a step leaves: undefined to commit it, or the error that fails the
+ * step instead (see `RuntimeOptions.stateGuard`).
+ */
+export type StateGuard = (state: JsonObject, stepName: string) => SaffronError | undefined;
+
 /** Shared parts of one runtime instance. */
 export interface Internals {
   store: Store;
@@ -51,6 +58,8 @@ export interface Internals {
   faults: FaultHook | undefined;
   /** See `RuntimeOptions.onSettled`. */
   onSettled: SettledHook | undefined;
+  /** See `RuntimeOptions.stateGuard`. */
+  stateGuard: StateGuard | undefined;
   /** How often a running workflow's heartbeat is refreshed. */
   heartbeatIntervalMs: number;
   /** When this node last wrote each running workflow's heartbeat (epoch ms). */

@@ -54,18 +54,37 @@ function taskRows(
 /** Attempts a task gets before it fails its step (retries back off exponentially). */
 export const TASK_MAX_ATTEMPTS = 3;
 
+/**
+ * `outcome`, or a failure when the runtime's state guard refuses the state it leaves: the
+ * step then fails with the guard's error, and nothing it would have started (a child, tasks)
+ * is.
+ */
+function guardedOutcome(internals: Internals, step: StepDefinition, outcome: StepOutcome) {
+  if (!internals.stateGuard || outcome.kind === 'failed' || outcome.kind === 'retry')
+    return outcome;
+  const refused = internals.stateGuard(outcome.state, step.name);
+  if (!refused) return outcome;
+  return {
+    kind: 'failed' as const,
+    error: refused,
+    effects: outcome.effects,
+    durationMs: outcome.durationMs,
+  };
+}
+
 /** Turn a step outcome into a transition with its audit rows and metrics. */
 export function outcomeTransition(
   internals: Internals,
   current: LiveWorkflow,
   step: StepDefinition,
-  outcome: StepOutcome,
+  executed: StepOutcome,
   before: JsonObject,
 ): Transition {
+  const outcome = guardedOutcome(internals, step, executed);
   const id = current.record.id;
   const compensation = compensationOf(step);
   const durationMs = Math.round(outcome.durationMs * 1000) / 1000;
-  const executed = {
+  const stepExecuted = {
     workflowId: id,
     eventType: 'STEP_EXECUTED' as const,
     stepName: step.name,
@@ -80,7 +99,7 @@ export function outcomeTransition(
     case 'completed':
       events = [wfEvents.stepCompleted(step.name, compensation)];
       state = outcome.state;
-      audit.push(executed);
+      audit.push(stepExecuted);
       break;
     case 'jumped':
       if (current.live.compiled.keyOf(outcome.target) === undefined) {
@@ -94,7 +113,7 @@ export function outcomeTransition(
       }
       events = [wfEvents.stepJumped(step.name, outcome.target, compensation)];
       state = outcome.state;
-      audit.push(executed, {
+      audit.push(stepExecuted, {
         workflowId: id,
         eventType: 'JUMPED',
         stepName: step.name,

@@ -31,6 +31,7 @@ import {
   type ClaimedTask,
   type TaskClaim,
   type JsonObject,
+  type SaffronError,
   type StoreHandle,
 } from '../../runtime/index.js';
 import { commitStepsPostgres } from '../../runtime/store/postgres/commitStepsPostgres.js';
@@ -91,12 +92,13 @@ function settleTransition(
       ? { strategy: step.merge_strategy, onConflict: step.merge_conflict_behavior }
       : {};
   let state = record.state;
-  let error: StepError | undefined;
+  let error: SaffronError | undefined;
   try {
     state = mergeAll(record.state, results, options);
   } catch (cause) {
     error = new StepError('STEP_RESULT_INVALID', step.name, toError(cause).message, { cause });
   }
+  if (!error && internals.stateGuard) error = internals.stateGuard(state, step.name);
   const partial = step.type === 'PARALLEL' && step.allow_partial_success;
   if (!error && failed.length > 0 && !partial) {
     error = new StepError(

@@ -157,9 +157,14 @@ async function runClaimedTask(
       task.state,
       context,
     );
-    if (result.kind === 'returned')
-      finish = { status: 'COMPLETED', result: changedKeys(task.state, result.state) };
-    else if (result.kind === 'directive') {
+    if (result.kind === 'returned') {
+      const changed = changedKeys(task.state, result.state);
+      // a result the state guard refuses is never stored: the task fails, without a retry
+      const refused = internals.stateGuard?.(changed, task.stepName);
+      finish = refused
+        ? { status: 'FAILED', error: `${refused.code}: ${refused.message}` }
+        : { status: 'COMPLETED', result: changed };
+    } else if (result.kind === 'directive') {
       finish = {
         status: 'FAILED',
         error: `${task.functionPath}: ${result.directive.kind} directives are not supported in ASYNC or PARALLEL tasks`,

@@ -111,7 +111,7 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
     options.cloudPublicKeyFile === undefined
       ? undefined
       : readFileSync(resolve(io.cwd, options.cloudPublicKeyFile), 'utf8');
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const cardKey = loadCardKey(resolve(io.cwd, options.cardKeyFile ?? join(dataDir, 'card.key')));
   if (cardKey.created)
     log({

@@ -3,9 +3,10 @@
  * created if absent) → signed cloud client wrapped by the connectivity tracker → workflow
  * catalog (installed files, then hot-deployed definitions) → SAF recorder → WASM cache →
  * engine (its settle hook the recorder, its WASM source the cache) → SAF sync → metrics →
- * command channel with every handler → the store's idle-time log checkpoints. Nothing here
- * talks to the network or starts a background loop: that is `start()`'s job
- * (createEdgeAgent.ts).
+ * command channel with every handler → the store's idle-time log checkpoints. The database
+ * files are the agent user's alone, every write is masked of card numbers and a step that
+ * leaves one in the state fails (edge/cardData). Nothing here talks to the network or
+ * starts a background loop: that is `start()`'s job (createEdgeAgent.ts).
  */
 import { dirname } from 'node:path';
 import {
@@ -19,9 +20,13 @@ import {
   envSecrets,
   inlineExecutor,
   openStore,
+  parseStoreTarget,
   threadsExecutor,
   type Store,
 } from '../../runtime/index.js';
+import { maskCardWrites } from '../cardData/maskCardWrites.js';
+import { prepareDatabaseFiles } from '../cardData/privateFiles.js';
+import { refuseCardState } from '../cardData/refuseCardState.js';
 import { createCloudClient } from '../cloud/cloudClient.js';
 import { createCommandChannel, type CommandChannel } from '../commands/commandChannel.js';
 import { defaultCommandHandlers } from '../commands/defaultHandlers.js';
@@ -96,7 +101,10 @@ export function prefetchMissing(parts: AgentParts, ctx: AgentContext, hashes: st
 /** Open the store and build every part (see the module comment). */
 export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
   const { options, now, timers, random, maxBackoffMs, log } = ctx;
-  const store = await openStore(options.dbPath);
+  const target = parseStoreTarget(options.dbPath);
+  if (target.kind === 'sqlite') prepareDatabaseFiles(target.file);
+  // card numbers are masked on every write, whichever part writes (edge/cardData)
+  const store = await openStore(target, { sqlite: { rewriteWrites: maskCardWrites } });
   try {
     await ensureEdgeSchema(store);
     const connectivity = createConnectivity(
@@ -156,6 +164,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       wasmSource: wasm.source({ fetchOnMiss: true }),
       ...(options.wasm ? { wasm: options.wasm } : {}),
       onSettled: recorder.onSettled,
+      stateGuard: refuseCardState,
       stepDurability: options.stepDurability ?? 'boundaries',
       onBackgroundError: (error, id) =>
         ctx.fail('edge.workflow.failed', `background drive of workflow ${id} failed`, error),

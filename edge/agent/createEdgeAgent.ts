@@ -19,6 +19,9 @@
  * the background. `stop()` takes it down in reverse, waiting for running payments. Nothing
  * that needs the cloud blocks the start: the terminal must take payments the moment it boots,
  * network or not.
+ *
+ * What the agent keeps and shows holds no card number in clear: its log entries are masked
+ * here, the rest in edge/cardData.
  */
 import {
   SaffronError,
@@ -26,6 +29,7 @@ import {
   type JsonObject,
   type WorkflowRecord,
 } from '../../runtime/index.js';
+import { maskCardData } from '../cardData/maskCardNumbers.js';
 import type { VerifiedConfig } from '../config/documents.js';
 import { type SafLimits, safLimitsFromConfig } from '../saf/safLimits.js';
 import { systemTimers } from '../timers/timers.js';
@@ -74,7 +78,8 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
   const timers = options.timers ?? systemTimers;
   const log: AgentLogger = (entry: AgentLogEntry) => {
     try {
-      options.log?.(entry);
+      // an error text may quote a card number a step was given: masked before it is logged
+      options.log?.(maskCardData(entry));
     } catch {
       // a failing log sink must not take the terminal down
     }

@@ -13,6 +13,7 @@ export const AGENT_ERROR_CODES = [
   'WORKFLOW_TYPE_UNKNOWN',
   'RESERVED_DATA_KEY',
   'CARD_DATA_IN_CLEAR',
+  'CARD_DATA_IN_STATE',
   'IDEMPOTENCY_CONFLICT',
   'AGENT_NOT_RUNNING',
   'AGENT_START_FAILED',
@@ -31,6 +32,8 @@ export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
  * - `RESERVED_DATA_KEY`: workflow data sets a member the agent fills itself (`edge`).
  * - `CARD_DATA_IN_CLEAR`: workflow data holds what looks like a card number (only its path
  *   is named).
+ * - `CARD_DATA_IN_STATE`: a step left what looks like a card number in the workflow state;
+ *   the step fails and the state it left is not kept (only its path is named).
  * - `IDEMPOTENCY_CONFLICT`: the idempotency key started a workflow of another type.
  * - `AGENT_NOT_RUNNING`: the agent is not started, or is stopping.
  * - `AGENT_START_FAILED`: a component could not start (see `cause`).

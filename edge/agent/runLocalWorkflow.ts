@@ -19,6 +19,7 @@
  */
 import type { Runtime } from '../../actors/index.js';
 import {
+  containsClearPan,
   findClearPan,
   getWorkflowByIdempotencyKey,
   isTerminalWorkflowStatus,
@@ -110,6 +111,12 @@ export async function runLocalWorkflow(
   request: LocalRunRequest,
 ): Promise<LocalRunOutcome> {
   const { workflowType, data, idempotencyKey } = request;
+  // the key is stored and looked up as given: it cannot be masked, so it may not hold a card
+  if (idempotencyKey !== undefined && containsClearPan(idempotencyKey))
+    throw new AgentError(
+      'CARD_DATA_IN_CLEAR',
+      'the idempotency_key looks like a card number in clear; use an id of the POS',
+    );
   if (idempotencyKey !== undefined) {
     const existing = await getWorkflowByIdempotencyKey(deps.store, idempotencyKey);
     if (existing) {

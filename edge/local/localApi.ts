@@ -16,13 +16,16 @@
  * customer a decline (or asks for another means of payment).
  *
  * A workflow that ends FAILED is still a 200/201 answer: the request was carried out and the
- * workflow's `status` and `error` say how it ended.
+ * workflow's `status` and `error` say how it ended (a step that left a card number in the
+ * state fails the workflow with `CARD_DATA_IN_STATE`). Every answer leaves with its card
+ * numbers masked (edge/cardData).
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { workflowJson } from '../../actors/index.js';
 import { SaffronError, type WorkflowRecord } from '../../runtime/index.js';
 import type { EdgeAgent } from '../agent/createEdgeAgent.js';
+import { maskStoredText } from '../cardData/maskCardNumbers.js';
 import { bearerMatches } from './localToken.js';
 import { frameworkProblem, LocalProblem, problemJson } from './problem.js';
 
@@ -58,6 +61,7 @@ const STATUS_OF: Record<string, number> = {
   WORKFLOW_NOT_FOUND: 404,
   RESERVED_DATA_KEY: 422,
   CARD_DATA_IN_CLEAR: 422,
+  CARD_DATA_IN_STATE: 422,
   INVALID_INPUT: 422,
   IDEMPOTENCY_CONFLICT: 409,
   WORKFLOW_NOT_WAITING: 409,
@@ -99,6 +103,12 @@ export function createLocalApi(options: LocalApiOptions): LocalApi {
     else
       done(new LocalProblem(401, 'UNAUTHORIZED', 'send Authorization: Bearer <local API token>'));
   });
+
+  // defence in depth: whatever an answer quotes (a workflow's error, an input echoed in a
+  // problem), it leaves the terminal with its card numbers masked
+  app.addHook('onSend', async (_request, _reply, payload) =>
+    typeof payload === 'string' ? maskStoredText(payload) : payload,
+  );
 
   app.setErrorHandler(async (error, _request, reply) => {
     let problem: LocalProblem | undefined;

@@ -1,13 +1,14 @@
 /** Open a store for any {@link StoreTarget}. */
 import { openPgliteStore } from './pglite/openPgliteStore.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres/openPostgresStore.js';
-import { openSqliteStore } from './sqlite/openSqliteStore.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite/openSqliteStore.js';
 import type { Store } from './store.js';
 import { parseStoreTarget, type StoreTarget } from './target.js';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
   postgres?: PostgresStoreOptions;
+  sqlite?: SqliteStoreOptions;
 }
 
 /** Open the store at `target` (a {@link StoreTarget} or a location string). */
@@ -22,6 +23,6 @@ export async function openStore(
     case 'pglite':
       return openPgliteStore(parsed.dataDir);
     case 'sqlite':
-      return openSqliteStore(parsed.file);
+      return openSqliteStore(parsed.file, options.sqlite);
   }
 }

@@ -15,12 +15,19 @@ import type { Database as Schema } from '../database.js';
 import { translateDriverError } from '../errors.js';
 import { makeStore, type Store } from '../store.js';
 import { cacheStatements } from './cacheStatements.js';
+import { rewriteWrites, type WriteTextRewriter } from './rewriteWrites.js';
 
 /** The store's flush level: every commit durable through a power cut. */
 const SYNCHRONOUS = 'FULL';
 
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** Rewrites the text parameters of writing statements (rewriteWrites.ts); none by default. */
+  rewriteWrites?: WriteTextRewriter;
+}
+
 /** Open (creating when absent) a SQLite database file, or `:memory:`. */
-export function openSqliteStore(file: string): Store {
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
   let database: Database.Database;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -32,7 +39,9 @@ export function openSqliteStore(file: string): Store {
   } catch (error) {
     throw translateDriverError(error, `open SQLite database ${file}`);
   }
-  const connection = cacheStatements(database);
+  const connection = cacheStatements(
+    options.rewriteWrites ? rewriteWrites(database, options.rewriteWrites) : database,
+  );
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: connection }) });
   return makeStore(
     { kind: 'sqlite', file },
