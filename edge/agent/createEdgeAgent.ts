@@ -26,6 +26,7 @@ import {
   type JsonObject,
   type WorkflowRecord,
 } from '../../runtime/index.js';
+import { checkCloudUrl } from '../config/cloudUrlPolicy.js';
 import type { VerifiedConfig } from '../config/documents.js';
 import { type SafLimits, safLimitsFromConfig } from '../saf/safLimits.js';
 import { systemTimers } from '../timers/timers.js';
@@ -139,6 +140,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
 
     async start() {
       if (parts) return;
+      checkCloudUrl(options.cloudUrl, options.insecureCloudUrl === true);
       const p = await assembleAgent(ctx);
       parts = p;
       stopping = undefined;
