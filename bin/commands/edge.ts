@@ -118,6 +118,11 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
   );
   const pollEvery = integer('command-poll-seconds', options.commandPollSeconds, 1, 3600);
   try {
+    new URL(options.cloudUrl);
+  } catch {
+    throw new CliExit(2, `--cloud-url is not a URL: '${options.cloudUrl}'`);
+  }
+  try {
     checkCloudUrl(options.cloudUrl, options.insecureCloudUrl === true);
   } catch (error) {
     throw new CliExit(2, `--cloud-url: ${toError(error).message}`);

@@ -138,7 +138,13 @@ function checkDefinitionSignatures(config: unknown, publicKeyPem: string): void 
       unknown
     >;
     if (typeof yaml !== 'string') continue;
-    if (!verifyDefinitionSignature({ workflow_type: type, definition_yaml: yaml }, signature, publicKeyPem))
+    if (
+      !verifyDefinitionSignature(
+        { workflow_type: type, definition_yaml: yaml },
+        signature,
+        publicKeyPem,
+      )
+    )
       throw new ConfigError(
         'DEFINITION_SIGNATURE_INVALID',
         `device: the definition of workflows.${type} is not signed by the cloud (or was altered)`,

@@ -94,7 +94,7 @@ const POLL_PATH = /^\/api\/v1\/devices\/[^/]+\/commands$/;
 
 async function startRewritingProxy(target: string): Promise<RewritingProxy> {
   const sockets = new Set<Socket>();
-  const proxy: RewritingProxy = { url: '', rewrite: undefined, close: async () => undefined };
+  const proxy: RewritingProxy = { url: '', rewrite: undefined, close: () => Promise.resolve() };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -304,9 +304,7 @@ describe('a terminal trusts only what it can verify', () => {
 
       expect(await noteVersion(agent)).toBe('1');
       expect(
-        log.entries.some(
-          (e) => e.event === 'edge.commands.executed' && e.status === 'EXECUTED',
-        ),
+        log.entries.some((e) => e.event === 'edge.commands.executed' && e.status === 'EXECUTED'),
       ).toBe(false);
     } finally {
       proxy.rewrite = undefined;
@@ -332,9 +330,9 @@ describe('a terminal trusts only what it can verify', () => {
       .where('scope', '=', 'device')
       .where('scope_key', '=', deviceId)
       .executeTakeFirstOrThrow();
-    const config = (
-      typeof layer.config === 'string' ? JSON.parse(layer.config) : layer.config
-    ) as { workflows: { note: Json } };
+    const config = (typeof layer.config === 'string' ? JSON.parse(layer.config) : layer.config) as {
+      workflows: { note: Json };
+    };
     config.workflows.note.definition_yaml = noteYaml('55');
     await gw.handle.store.db
       .updateTable('device_configs')
@@ -495,7 +493,10 @@ describe('a terminal trusts only what it can verify', () => {
         const r = await cloudCommand(refused);
         return r.status === 'FAILED' || r.status === 'EXECUTED' ? r : undefined;
       });
-      expect(row).toMatchObject({ status: 'FAILED', result: { code: 'COMMAND_SIGNATURE_INVALID' } });
+      expect(row).toMatchObject({
+        status: 'FAILED',
+        result: { code: 'COMMAND_SIGNATURE_INVALID' },
+      });
       await waitFor(() => (wrong.stderr().includes('CONFIG_TAMPERED') ? true : undefined));
     } finally {
       await stopSaffron(wrong);
