@@ -8,6 +8,7 @@
  *   row, a configuration layer) is refused: DEFINITION_SIGNATURE_INVALID, nothing installed;
  * - a command altered in flight, stripped of its signature, or signed for another device is
  *   not run: acked FAILED with COMMAND_SIGNATURE_INVALID;
+ * - a definition held for approval is signed when accepted, so it installs once released;
  * - with a wrong provisioned cloud key the agent refuses the cloud's configuration and
  *   commands; with the right one (in the form the cloud publishes it) it takes them; a key
  *   pinned blind that differs from the provisioned one stops the agent from starting;
@@ -409,6 +410,52 @@ describe('a terminal trusts only what it can verify', () => {
     expect(failure?.code).toBe('AGENT_START_FAILED');
     expect(failure?.cause?.code).toBe('CONFIG_PUBLIC_KEY_MISMATCH');
     expect(failure?.message).toContain('not the key this device pinned');
+  }, 60_000);
+
+  it('installs a definition held for approval and released: it was signed when the cloud accepted it', async () => {
+    const deviceId = 'trusted-approved';
+    const secret = await gw.insertDevice(deviceId);
+    const { agent, log } = await startAgent(deviceId, secret);
+    const operator = await gw.token('operator');
+    const policy = await gw.asUser(gw.adminToken, '/api/v1/authorization-policies', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'workflow-updates-need-an-admin',
+        command_type: 'UPDATE_WORKFLOW',
+        requires_approval: true,
+        min_approvals: 1,
+        approver_roles: ['admin'],
+        approval_ttl_seconds: 3600,
+      }),
+    });
+    expect(policy.status, await policy.clone().text()).toBe(201);
+    try {
+      const held = await gw.asUser(operator, `/api/v1/devices/${deviceId}/commands`, {
+        method: 'POST',
+        body: JSON.stringify({
+          command_type: 'update_workflow',
+          payload: { workflow_type: 'note', definition_yaml: noteYaml('8') },
+        }),
+      });
+      expect(held.status, await held.clone().text()).toBe(202);
+      const approval = (await held.json()) as { approval_id: string };
+      const approved = await gw.asUser(
+        gw.adminToken,
+        `/api/v1/approvals/${approval.approval_id}/approve`,
+        { method: 'POST', body: '{}' },
+      );
+      expect(approved.status, await approved.clone().text()).toBe(200);
+      const released = (await approved.json()) as { command?: { command_id: string } };
+      const commandId = released.command!.command_id;
+      expect((await outcome(log, commandId)).status).toBe('EXECUTED');
+      expect(await noteVersion(agent)).toBe('8');
+    } finally {
+      const { policy_id } = (await policy.json()) as { policy_id: string };
+      await gw.asUser(gw.adminToken, `/api/v1/authorization-policies/${policy_id}`, {
+        method: 'DELETE',
+      });
+      await stopAgent(agent);
+    }
   }, 60_000);
 
   it('saffron edge run refuses a plain-HTTP cloud URL to a host that is not loopback', async () => {
