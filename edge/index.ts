@@ -39,8 +39,10 @@ export {
   configPollIntervalMs,
 } from './config/checkConfigDocument.js';
 export { readCachedConfig, type CachedConfig } from './config/configCache.js';
+export { checkCloudUrl, isLoopbackHost } from './config/cloudUrlPolicy.js';
 export {
   ed25519KeyId,
+  parseCloudPublicKey,
   resolveCloudPublicKey,
   type PinnedPublicKey,
   type ResolvedPublicKey,

@@ -3,6 +3,11 @@
  * the POS on 127.0.0.1 (edge/local), until SIGINT/SIGTERM. It prints `{listening, device_id}`
  * on stdout once the local API is up and logs one JSON object per line on stderr.
  *
+ * The cloud URL must be HTTPS unless its host is loopback or `--insecure-cloud-url` is given.
+ * `--cloud-public-key FILE` provisions the cloud's key (PEM, or the JSON of `GET
+ * /api/v1/config/public-key`), so nothing is pinned blind; without it the key the cloud gives
+ * on first contact is pinned, with a warning.
+ *
  * Exit codes: 0 after a signal (everything stopped cleanly), 75 (EX_TEMPFAIL) after a REBOOT
  * command — the agent has stopped cleanly and its supervisor is expected to start it again
  * (systemd: `Restart=on-failure` or `RestartForceExitStatus=75`), 1 when it cannot start.
@@ -11,13 +16,16 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import {
+  checkCloudUrl,
   createEdgeAgent,
+  parseCloudPublicKey,
   createLocalApi,
   loadCardKey,
   loadLocalToken,
   type AgentLogEntry,
   type AgentLogLevel,
 } from '../../edge/index.js';
+import { toError } from '../../runtime/index.js';
 import { envSecrets } from '../../runtime/template/index.js';
 import { CliExit, type CliIo } from '../io.js';
 import { waitForSignal } from '../signals.js';
@@ -38,7 +46,9 @@ interface EdgeRunOptions {
   steps?: string;
   executor?: 'inline' | 'threads';
   stepDurability?: 'every-step' | 'boundaries';
+  cloudPublicKey?: string;
   cloudPublicKeyFile?: string;
+  insecureCloudUrl?: boolean;
   cardKeyFile?: string;
   maxBackoffSeconds?: string;
   syncJitterSeconds?: string;
@@ -76,6 +86,25 @@ function readSecretFile(io: CliIo, file: string, what: string): string {
   return text;
 }
 
+/** The cloud key provisioned in `file` (PEM or the cloud's published JSON), as PEM. */
+function readCloudKey(io: CliIo, file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliExit(
+      2,
+      `cannot read --cloud-public-key ${file}: ${code === 'ENOENT' ? 'no such file' : String(code)}`,
+    );
+  }
+  try {
+    return parseCloudPublicKey(text);
+  } catch (error) {
+    throw new CliExit(2, `--cloud-public-key ${file}: ${toError(error).message}`);
+  }
+}
+
 async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
   const localPort = integer('local-port', options.localPort, 0, 65535) ?? 7420;
   const maxBackoff = integer('max-backoff-seconds', options.maxBackoffSeconds, 1, 3600);
@@ -93,6 +122,11 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
   } catch {
     throw new CliExit(2, `--cloud-url is not a URL: '${options.cloudUrl}'`);
   }
+  try {
+    checkCloudUrl(options.cloudUrl, options.insecureCloudUrl === true);
+  } catch (error) {
+    throw new CliExit(2, `--cloud-url: ${toError(error).message}`);
+  }
   const dbPath = resolve(io.cwd, options.db ?? '.saffron/edge.db');
   const dataDir = dirname(dbPath);
   const workflowDirs = (options.workflows ?? []).map((d) => resolve(io.cwd, d));
@@ -107,10 +141,8 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
   };
 
   const secret = readSecretFile(io, options.secretFile, 'device secret file');
-  const cloudPublicKeyPem =
-    options.cloudPublicKeyFile === undefined
-      ? undefined
-      : readFileSync(resolve(io.cwd, options.cloudPublicKeyFile), 'utf8');
+  const keyFile = options.cloudPublicKey ?? options.cloudPublicKeyFile;
+  const cloudPublicKeyPem = keyFile === undefined ? undefined : readCloudKey(io, keyFile);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const cardKey = loadCardKey(resolve(io.cwd, options.cardKeyFile ?? join(dataDir, 'card.key')));
   if (cardKey.created)
@@ -144,6 +176,7 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
     deviceId: options.deviceId,
     deviceSecret: secret,
     cloudUrl: options.cloudUrl,
+    ...(options.insecureCloudUrl === true ? { insecureCloudUrl: true } : {}),
     dbPath,
     cardKey: cardKey.key,
     stepsRoot,
@@ -194,7 +227,14 @@ export function registerEdgeCommands(program: Command, io: CliIo): void {
       'run the edge agent and its local POS API until SIGINT/SIGTERM (exit 75 after a REBOOT command)',
     )
     .requiredOption('--device-id <id>', 'this device’s id (from registration)')
-    .requiredOption('--cloud-url <url>', 'base URL of the cloud, e.g. https://saffron.example.com')
+    .requiredOption(
+      '--cloud-url <url>',
+      'base URL of the cloud, e.g. https://saffron.example.com (https://, or http:// to a loopback host only)',
+    )
+    .option(
+      '--insecure-cloud-url',
+      'allow a plain http:// cloud URL to a host that is not loopback (card data and device signatures then cross the network unencrypted)',
+    )
     .requiredOption('--secret-file <file>', 'file holding the device secret (mode 600)')
     .option('--db <file>', 'SQLite database file (default ./.saffron/edge.db)')
     .option('--local-port <port>', 'port of the local API on 127.0.0.1 (default 7420; 0 = any)')
@@ -224,8 +264,11 @@ export function registerEdgeCommands(program: Command, io: CliIo): void {
       ).choices(['every-step', 'boundaries']),
     )
     .option(
-      '--cloud-public-key-file <file>',
-      'the cloud’s Ed25519 public key (PEM) to pin; default: fetched once from the cloud and pinned',
+      '--cloud-public-key <file>',
+      'the cloud’s Ed25519 public key, PEM or the JSON of GET /api/v1/config/public-key: configuration, definitions and commands are verified with it, it must match a key pinned earlier, and no key is fetched; default: the key the cloud gives on first contact is pinned (a warning is logged)',
+    )
+    .addOption(
+      new Option('--cloud-public-key-file <file>', 'former name of --cloud-public-key').hideHelp(),
     )
     .option(
       '--card-key-file <file>',

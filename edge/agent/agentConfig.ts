@@ -73,6 +73,12 @@ export async function startAgentConfig(
   failures = 0,
 ): Promise<void> {
   if (!current()) return;
+  if (failures === 0 && ctx.options.cloudPublicKeyPem === undefined)
+    ctx.log({
+      level: 'warn',
+      event: 'edge.config.key_not_provisioned',
+      msg: 'no cloud public key provisioned: the key the cloud gives on first contact is pinned and trusted; provision it (--cloud-public-key) so nothing is pinned blind',
+    });
   let publicKeyPem: string;
   try {
     publicKeyPem = (
@@ -105,6 +111,7 @@ export async function startAgentConfig(
     return;
   }
   if (!current()) return;
+  parts.cloudKey = publicKeyPem;
   const config = createConfigSync({
     store: parts.store,
     cloud: parts.connectivity.client,

@@ -121,6 +121,13 @@ export function commandEntry(event: CommandChannelEvent): AgentLogEntry {
       };
     case 'edge.commands.invalid':
       return { level: 'warn', event: event.type, msg: `invalid command frame: ${event.message}` };
+    case 'edge.commands.unverified':
+      return {
+        level: 'warn',
+        event: event.type,
+        msg: `command ${event.commandId} not run: ${event.message}`,
+        command_id: event.commandId,
+      };
     case 'edge.commands.received':
     case 'edge.commands.replayed':
     case 'edge.commands.polled':

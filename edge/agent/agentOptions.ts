@@ -14,8 +14,13 @@ export interface EdgeAgentOptions {
   deviceId: string;
   /** The device secret from registration: signs requests and SAF records. */
   deviceSecret: string;
-  /** Base URL of the cloud (e.g. `http://127.0.0.1:8080`). */
+  /**
+   * Base URL of the cloud (e.g. `https://saffron.example.com`): HTTPS, or plain HTTP only to
+   * a loopback host unless {@link EdgeAgentOptions.insecureCloudUrl} (edge/config/cloudUrlPolicy.ts).
+   */
   cloudUrl: string;
+  /** Allow a plain-HTTP cloud URL to a host that is not loopback (default false). */
+  insecureCloudUrl?: boolean;
   /** The SQLite file (created with its folder when missing). */
   dbPath: string;
   /** The 32-byte AES-256-GCM key that encrypts card payloads of SAF records. */
@@ -38,7 +43,12 @@ export interface EdgeAgentOptions {
    * process (a simulator or test hosting many terminals), instead of two threads per agent.
    */
   wasm?: WasmLimits;
-  /** The cloud's Ed25519 public key provisioned with the device (else fetched once and pinned). */
+  /**
+   * The cloud's Ed25519 public key (PEM) provisioned with the device: configuration,
+   * definitions and commands are verified with it, it must match a key pinned earlier from
+   * the cloud, and no key is ever fetched. Without it the cloud's key is fetched once and
+   * pinned (with a warning).
+   */
   cloudPublicKeyPem?: string;
   /** Secrets of `{{ secrets.NAME }}` (default: SAFFRON_SECRET_<NAME>). */
   secrets?: SecretProvider;

@@ -69,6 +69,8 @@ export interface AgentParts {
   wal: WalCheckpoints;
   /** Set once the cloud key is known (agentConfig.ts). */
   config: ConfigSync | undefined;
+  /** The cloud key configuration and commands are verified with, once known (agentConfig.ts). */
+  cloudKey: string | undefined;
 }
 
 /** What the parts share: the options, injected clock/timers/randomness and the agent's hooks. */
@@ -226,6 +228,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       store,
       cloud,
       handlers,
+      cloudPublicKey: () => parts.cloudKey,
       reconnect: { baseMs: 1_000, maxMs: maxBackoffMs },
       ...(options.commandPollIntervalMs !== undefined
         ? { pollIntervalMs: options.commandPollIntervalMs }
@@ -251,6 +254,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       sync,
       wal,
       config: undefined,
+      cloudKey: undefined,
     };
     return parts;
   } catch (error) {

@@ -30,6 +30,7 @@ import {
   type WorkflowRecord,
 } from '../../runtime/index.js';
 import { maskCardData } from '../cardData/maskCardNumbers.js';
+import { checkCloudUrl } from '../config/cloudUrlPolicy.js';
 import type { VerifiedConfig } from '../config/documents.js';
 import { type SafLimits, safLimitsFromConfig } from '../saf/safLimits.js';
 import { systemTimers } from '../timers/timers.js';
@@ -144,6 +145,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
 
     async start() {
       if (parts) return;
+      checkCloudUrl(options.cloudUrl, options.insecureCloudUrl === true);
       const p = await assembleAgent(ctx);
       parts = p;
       stopping = undefined;

@@ -13,6 +13,13 @@
  *   socket comes up and before each poll, until the cloud takes it or refuses it for good.
  *   The cloud also redelivers a command whose ack it never got; that too is answered from
  *   the ledger.
+ * - Every command is verified before it runs (verifyCommand.ts): one that is not signed by
+ *   the cloud key for this device, or that installs a definition the cloud did not sign, is
+ *   not run and is acked FAILED with COMMAND_SIGNATURE_INVALID or
+ *   DEFINITION_SIGNATURE_INVALID. The ack itself is trusted — it travels on the device's own
+ *   signed requests — and tells the operator what happened; a forged command id the cloud
+ *   does not know is refused by it. While the agent has no cloud key yet (a first start
+ *   offline), a command is neither run nor acked: the cloud delivers it again later.
  */
 import { toError, type Store } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
@@ -27,6 +34,7 @@ import {
   type CommandAck,
 } from './commandLedger.js';
 import { ackOverRest, pollCommands } from './restCommands.js';
+import { verifyCommand } from './verifyCommand.js';
 import { createSocketLink, type AckReply } from './socketLink.js';
 
 /** How a command reached the device. */
@@ -61,7 +69,8 @@ export type CommandChannelEvent =
     }
   | { type: 'edge.commands.ack_refused'; commandId: string; code: string; message: string }
   | { type: 'edge.commands.ack_failed'; commandId: string; message: string }
-  | { type: 'edge.commands.invalid'; message: string };
+  | { type: 'edge.commands.invalid'; message: string }
+  | { type: 'edge.commands.unverified'; commandId: string; message: string };
 
 /** How the channel stands. */
 export interface CommandChannelStatus {
@@ -86,6 +95,11 @@ export interface CommandChannelDeps {
   cloud: CloudClient;
   /** Handlers by command type; types without one are acked FAILED. */
   handlers: CommandHandlers;
+  /**
+   * The cloud key commands are verified with (the provisioned or pinned one); undefined
+   * while the agent has none yet — commands then wait for a later delivery.
+   */
+  cloudPublicKey: () => string | undefined;
   /** Use the socket (true); false polls only. */
   websocket?: boolean;
   /** Poll period while the socket is down (30 s). */
@@ -151,6 +165,7 @@ export function createCommandChannel(deps: CommandChannelDeps): CommandChannel {
   const executor = createCommandExecutor({
     store: deps.store,
     handlers: deps.handlers,
+    verify: (command) => verifyCommand(command, deps.cloud.deviceId, deps.cloudPublicKey() ?? ''),
     now,
     ...(deps.maxResultBytes !== undefined ? { maxResultBytes: deps.maxResultBytes } : {}),
   });
@@ -224,6 +239,14 @@ export function createCommandChannel(deps: CommandChannelDeps): CommandChannel {
       commandType: command.command_type,
       via,
     });
+    if (deps.cloudPublicKey() === undefined) {
+      emit({
+        type: 'edge.commands.unverified',
+        commandId: command.command_id,
+        message: 'no cloud key to verify it with yet; left for a later delivery',
+      });
+      return;
+    }
     const run = await executor.run(command, abort.signal);
     if (run.replayed) {
       replayed += 1;

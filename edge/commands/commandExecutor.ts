@@ -34,6 +34,11 @@ export interface CommandRun {
 export interface CommandExecutorDeps {
   store: Store;
   handlers: CommandHandlers;
+  /**
+   * Checks a command before its handler runs (its signatures: verifyCommand.ts); throwing
+   * records and acks it FAILED with the error's code, without running it.
+   */
+  verify: (command: EdgeCommand) => void;
   /** Largest result, as JSON, sent in an ack (48 KiB; the cloud's frames are 64 KiB). */
   maxResultBytes?: number;
   now?: () => Date;
@@ -87,6 +92,7 @@ export function createCommandExecutor(deps: CommandExecutorDeps): CommandExecuto
       await recordCommandStarted(deps.store, id, type, startedAt);
       const handler = Object.hasOwn(deps.handlers, type) ? deps.handlers[type] : undefined;
       try {
+        deps.verify(command);
         if (!handler)
           throw new CommandError('COMMAND_UNKNOWN_TYPE', `this agent has no handler for ${type}`);
         const context: CommandContext = { signal, afterAck: (callback) => afterAck.push(callback) };

@@ -12,6 +12,8 @@ export const COMMAND_ERROR_CODES = [
   'COMMAND_INTERRUPTED',
   'COMMAND_FAILED',
   'COMMAND_RESULT_INVALID',
+  'COMMAND_SIGNATURE_INVALID',
+  'DEFINITION_SIGNATURE_INVALID',
 ] as const;
 /** One of {@link COMMAND_ERROR_CODES}. */
 export type CommandErrorCode = (typeof COMMAND_ERROR_CODES)[number];
@@ -24,6 +26,11 @@ export type CommandErrorCode = (typeof COMMAND_ERROR_CODES)[number];
  * - `COMMAND_INTERRUPTED`: the agent stopped while the command ran; it is not run again.
  * - `COMMAND_FAILED`: the handler could not do it (its own error is the `cause`).
  * - `COMMAND_RESULT_INVALID`: the handler's result is not JSON.
+ * - `COMMAND_SIGNATURE_INVALID`: the command carries no signature of the cloud key for this
+ *   device, or one that does not verify (altered, forged, or meant for another device); it
+ *   was not run.
+ * - `DEFINITION_SIGNATURE_INVALID`: the workflow definition it carries was not signed by the
+ *   cloud when the cloud accepted it (or was altered since); nothing was installed.
  */
 export class CommandError extends SaffronError {
   override readonly name = 'CommandError';

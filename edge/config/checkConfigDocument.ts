@@ -11,9 +11,20 @@
  * later: unknown members are allowed, known ones must have the right shape. The device
  * configuration content may carry `config_poll_interval_seconds` (integer, 10 to 86 400):
  * how often the device polls its configuration.
+ *
+ * A device configuration may carry workflow definitions (`config.workflows`, keyed by type).
+ * The document's signature proves the cloud sent the merge, but the merge is built and signed
+ * on request from whatever layers the database holds; each definition therefore carries its
+ * own signature, made when its layer was published through the cloud's API
+ * (runtime/crypto/signedDefinition.ts), and a document with one that does not verify is
+ * refused whole (DEFINITION_SIGNATURE_INVALID).
  */
 import { z } from 'zod';
-import { verifySignedDocument } from '../../runtime/index.js';
+import {
+  DEFINITION_SIGNATURE_FIELD,
+  verifyDefinitionSignature,
+  verifySignedDocument,
+} from '../../runtime/index.js';
 import { CONFIG_DOCUMENTS, type ConfigDocumentName } from './documents.js';
 import { ConfigError } from './errors.js';
 
@@ -112,7 +123,33 @@ export function checkConfigDocument(
       { details: { issues } },
     );
   }
+  if (name === 'device') checkDefinitionSignatures(doc.config, publicKeyPem);
   return doc;
+}
+
+/** Throw DEFINITION_SIGNATURE_INVALID for the first definition of `config.workflows` the cloud did not sign. */
+function checkDefinitionSignatures(config: unknown, publicKeyPem: string): void {
+  const workflows = (config as { workflows?: unknown }).workflows;
+  if (workflows === null || typeof workflows !== 'object' || Array.isArray(workflows)) return;
+  for (const [type, entry] of Object.entries(workflows)) {
+    if (entry === null || typeof entry !== 'object') continue; // the agent's schema check refuses it
+    const { definition_yaml: yaml, [DEFINITION_SIGNATURE_FIELD]: signature } = entry as Record<
+      string,
+      unknown
+    >;
+    if (typeof yaml !== 'string') continue;
+    if (
+      !verifyDefinitionSignature(
+        { workflow_type: type, definition_yaml: yaml },
+        signature,
+        publicKeyPem,
+      )
+    )
+      throw new ConfigError(
+        'DEFINITION_SIGNATURE_INVALID',
+        `device: the definition of workflows.${type} is not signed by the cloud (or was altered)`,
+      );
+  }
 }
 
 /** The poll interval a device configuration asks for, in milliseconds, if it names one. */

@@ -18,6 +18,9 @@ export const CONFIG_ERROR_CODES = [
   'CONFIG_APPLY_FAILED',
   'CONFIG_PUBLIC_KEY_INVALID',
   'CONFIG_PUBLIC_KEY_UNAVAILABLE',
+  'CONFIG_PUBLIC_KEY_MISMATCH',
+  'DEFINITION_SIGNATURE_INVALID',
+  'CLOUD_URL_INSECURE',
 ] as const;
 /** One of {@link CONFIG_ERROR_CODES}. */
 export type ConfigErrorCode = (typeof CONFIG_ERROR_CODES)[number];
@@ -29,6 +32,7 @@ export const CONFIG_REJECTION_CODES = [
   'CONFIG_TAMPERED',
   'CONFIG_SCHEMA_INVALID',
   'CONFIG_DEVICE_MISMATCH',
+  'DEFINITION_SIGNATURE_INVALID',
 ] as const satisfies readonly ConfigErrorCode[];
 /** One of {@link CONFIG_REJECTION_CODES}. */
 export type ConfigRejectionCode = (typeof CONFIG_REJECTION_CODES)[number];
@@ -46,6 +50,12 @@ export type ConfigRejectionCode = (typeof CONFIG_REJECTION_CODES)[number];
  * - `CONFIG_APPLY_FAILED`: verified and stored, but the agent's hot-reload threw; retried.
  * - `CONFIG_PUBLIC_KEY_INVALID` / `CONFIG_PUBLIC_KEY_UNAVAILABLE`: the cloud key to pin is
  *   not an Ed25519 public key / could not be fetched (retryable).
+ * - `CONFIG_PUBLIC_KEY_MISMATCH`: the provisioned key is not the one this device pinned from
+ *   the cloud on first use; the agent does not start (pinPublicKey.ts).
+ * - `DEFINITION_SIGNATURE_INVALID`: a workflow definition of the configuration is not signed
+ *   by the cloud (or was altered); the whole document is refused.
+ * - `CLOUD_URL_INSECURE`: the cloud URL is not HTTPS and not loopback, and plain HTTP was
+ *   not explicitly allowed (cloudUrlPolicy.ts).
  */
 export class ConfigError extends SaffronError {
   override readonly name = 'ConfigError';

@@ -1,12 +1,21 @@
 /**
- * The cloud public key a device verifies configuration with, pinned on first use.
+ * The cloud public key a device verifies configuration, workflow definitions and commands
+ * with.
  *
- * A key given to the agent (a file provisioned with the device) is used and pinned. Without
- * one, the agent asks the cloud once (`GET /api/v1/config/public-key`, a signed device
- * request) and pins the answer in `edge_sync_state`; from then on the pinned key is used and
- * never fetched again. So a cloud, or a network path, that later starts handing out another
- * key cannot make the device accept documents signed with it — that is the point of
- * pinning; rotating the key means provisioning the new one as a file.
+ * A key given to the agent (a file provisioned with the device) is used and pinned, and
+ * nothing is ever fetched. Without one, the agent asks the cloud once (`GET
+ * /api/v1/config/public-key`, a signed device request) and pins the answer in
+ * `edge_sync_state`; from then on the pinned key is used and never fetched again. So a
+ * cloud, or a network path, that later starts handing out another key cannot make the device
+ * accept documents signed with it. That first answer is trusted blind, though — whoever
+ * answered it first is trusted for good — which is why a provisioned key is the way to run
+ * a terminal (the agent warns without one).
+ *
+ * A provisioned key must agree with what the device pinned: a key pinned from the cloud that
+ * differs from the provisioned one means either a wrong key file or a device that talked to
+ * another cloud, and the agent refuses to start (CONFIG_PUBLIC_KEY_MISMATCH) rather than
+ * guess which. A provisioned key replacing an earlier provisioned one is a key rotation and
+ * is pinned.
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import type { Store } from '../../runtime/index.js';
@@ -61,6 +70,33 @@ export function ed25519KeyId(publicKeyPem: string): string {
   return createHash('sha256')
     .update(key.export({ type: 'spki', format: 'der' }))
     .digest('hex');
+}
+
+/**
+ * The PEM key in a provisioned key file's `text`: either a PEM public key, or the JSON the
+ * cloud publishes at `GET /api/v1/config/public-key` (`{algorithm, public_key_pem, key_id}`,
+ * whose `key_id` must then match the key). Throws CONFIG_PUBLIC_KEY_INVALID otherwise.
+ */
+export function parseCloudPublicKey(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) {
+    ed25519KeyId(trimmed);
+    return `${trimmed}\n`;
+  }
+  let body: { public_key_pem?: unknown; key_id?: unknown };
+  try {
+    body = JSON.parse(trimmed) as typeof body;
+  } catch (error) {
+    throw new ConfigError('CONFIG_PUBLIC_KEY_INVALID', 'the key file is neither PEM nor JSON', {
+      cause: error,
+    });
+  }
+  if (typeof body.public_key_pem !== 'string')
+    throw new ConfigError('CONFIG_PUBLIC_KEY_INVALID', 'the key file has no public_key_pem');
+  const keyId = ed25519KeyId(body.public_key_pem);
+  if (body.key_id !== undefined && body.key_id !== keyId)
+    throw new ConfigError('CONFIG_PUBLIC_KEY_INVALID', 'the key id does not match the key');
+  return body.public_key_pem;
 }
 
 async function fetchPublicKey(cloud: CloudClient, signal?: AbortSignal): Promise<string> {
@@ -120,6 +156,12 @@ export async function resolveCloudPublicKey(
     return keyId;
   };
   if (deps.configuredPem !== undefined) {
+    const configuredId = ed25519KeyId(deps.configuredPem);
+    if (pinned && pinned.origin !== 'configured' && pinned.key_id !== configuredId)
+      throw new ConfigError(
+        'CONFIG_PUBLIC_KEY_MISMATCH',
+        `the provisioned cloud public key (key id ${configuredId}) is not the key this device pinned from the cloud on first use (key id ${pinned.key_id}): check the key file against the cloud's GET /api/v1/config/public-key; if the pinned key is the wrong one, provision this device again`,
+      );
     const keyId = await pin(deps.configuredPem, 'configured');
     return { publicKeyPem: deps.configuredPem, keyId, source: 'configured' };
   }

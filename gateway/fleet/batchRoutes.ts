@@ -76,6 +76,7 @@ export function registerBatchRoutes(ctx: GatewayContext, driver: FleetDriver): v
           },
           by,
           ctx.now(),
+          { keys: ctx.keys },
         ),
       );
       if (created.kind === 'held') return replyHeld(reply, created.approval);

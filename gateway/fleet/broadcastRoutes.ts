@@ -110,6 +110,7 @@ export function registerBroadcastRoutes(ctx: GatewayContext, driver: FleetDriver
           },
           by,
           ctx.now(),
+          { keys: ctx.keys },
         ),
       );
       if (created.kind === 'held') return replyHeld(reply, created.approval);

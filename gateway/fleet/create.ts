@@ -32,6 +32,7 @@ import { gateCommands } from '../governance/commandGate.js';
 import { holdBatch, holdBroadcast, type ScheduleRun } from '../governance/heldFleetOperations.js';
 import { requesterOf } from '../governance/roles.js';
 import type { CreateCommand } from '../link/commandTypes.js';
+import { signCommandDefinition, type DefinitionSigner } from '../link/signDefinitions.js';
 import { Problem } from '../problem.js';
 import {
   DEFAULT_BROADCAST_COMMAND_TTL_SECONDS,
@@ -72,6 +73,8 @@ export type Applied = BatchOutcome | BroadcastOutcome;
 
 /** Options of the create functions. */
 export interface CreateOptions {
+  /** Signs the workflow definitions of the commands created (link/signDefinitions.ts). */
+  keys: DefinitionSigner;
   /**
    * Unknown devices are a 422 UNKNOWN_DEVICES (default: the API); a scheduled run leaves
    * them to fail as items instead.
@@ -123,9 +126,14 @@ export function refuseClearPan(commands: readonly CreateCommand[]): void {
   });
 }
 
-const specOf = (c: CreateCommand, version: string | null | undefined): BatchCommandSpec => ({
+const specOf = (
+  keys: DefinitionSigner,
+  c: CreateCommand,
+  version: string | null | undefined,
+): BatchCommandSpec => ({
   command_type: c.command_type,
-  payload: c.payload,
+  // signed once it passed the gate, before it is held or created
+  payload: signCommandDefinition(keys, c.command_type, c.payload),
   max_retries: c.max_retries,
   ...(c.expires_in_seconds !== undefined ? { expires_in_seconds: c.expires_in_seconds } : {}),
   ...(version ? { command_version: version } : {}),
@@ -137,7 +145,7 @@ export async function createBatch(
   request: BatchRequest,
   actor: CommandActor,
   now: Date,
-  options: CreateOptions = {},
+  options: CreateOptions,
 ): Promise<BatchOutcome> {
   refuseClearPan(request.commands);
   if (options.requireDevices ?? true) {
@@ -161,7 +169,7 @@ export async function createBatch(
     name: request.name,
     mode: request.mode,
     stopOnFailure: request.stopOnFailure,
-    commands: request.commands.map((c, i) => specOf(c, gate.resolved[i]?.version)),
+    commands: request.commands.map((c, i) => specOf(options.keys, c, gate.resolved[i]?.version)),
     deviceIds: request.deviceIds,
   };
   if (gate.approval) {
@@ -180,7 +188,7 @@ export async function createBroadcast(
   request: BroadcastRequest,
   actor: CommandActor,
   now: Date,
-  options: CreateOptions = {},
+  options: CreateOptions,
 ): Promise<BroadcastOutcome> {
   refuseClearPan([request.command]);
   // devices are picked phase by phase: every policy that may cover them applies
@@ -192,7 +200,12 @@ export async function createBroadcast(
   );
   const spec: BroadcastSpec = {
     commandType: request.command.command_type,
-    payload: request.command.payload,
+    // signed once it passed the gate, before it is held or created
+    payload: signCommandDefinition(
+      options.keys,
+      request.command.command_type,
+      request.command.payload,
+    ),
     maxRetries: request.command.max_retries,
     expiresInSeconds: request.command.expires_in_seconds ?? DEFAULT_BROADCAST_COMMAND_TTL_SECONDS,
     target: request.target,
@@ -226,7 +239,7 @@ export async function applyTemplate(
   target: ApplyTarget,
   actor: CommandActor,
   now: Date,
-  options: CreateOptions = {},
+  options: CreateOptions,
 ): Promise<Applied> {
   const rendered = renderTemplateCommands(
     templateDefinition(template.commands, template.variables),

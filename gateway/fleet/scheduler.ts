@@ -37,6 +37,7 @@ import {
   type StoreHandle,
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
+import type { DefinitionSigner } from '../link/signDefinitions.js';
 import { Problem } from '../problem.js';
 import {
   countCronTicks,
@@ -84,6 +85,7 @@ export function nextRunAfter(schedule: CommandScheduleRecord, now: Date): Date |
 
 async function perform(
   h: StoreHandle,
+  keys: DefinitionSigner,
   schedule: CommandScheduleRecord,
   actor: CommandActor,
   scheduledFor: Date,
@@ -94,6 +96,7 @@ async function perform(
     throw new Problem(422, 'SCHEDULE_TARGET_INVALID', 'the stored target no longer validates');
   const target: ScheduleTarget = parsed.data;
   const options: CreateOptions = {
+    keys,
     requireDevices: false,
     run: {
       scheduleId: schedule.scheduleId,
@@ -201,7 +204,7 @@ async function fireOne(
     const applied = await ctx.store.transaction(async (tx) => {
       if (!(await claimScheduleRun(tx, schedule.scheduleId, expected, advance, now)))
         return undefined;
-      const created = await perform(tx, schedule, actor, expected, now);
+      const created = await perform(tx, ctx.keys, schedule, actor, expected, now);
       const { approvalId, ...ids } = appliedIds(created);
       const held = approvalId !== undefined ? { held: true, approval_id: approvalId } : {};
       await insertScheduleExecution(tx, {

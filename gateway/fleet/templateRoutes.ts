@@ -164,7 +164,9 @@ export function registerTemplateRoutes(ctx: GatewayContext, driver: FleetDriver)
       const applied = await ctx.store.transaction(async (tx) => {
         const template = await getTemplate(tx, params.id);
         if (!template) throw notFound(params.id);
-        const created = await applyTemplate(tx, template, body.variables, body.target, by, now);
+        const created = await applyTemplate(tx, template, body.variables, body.target, by, now, {
+          keys: ctx.keys,
+        });
         const { approvalId, ...ids } = appliedIds(created);
         await appendCommandAudit(
           tx,

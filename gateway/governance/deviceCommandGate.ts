@@ -18,7 +18,10 @@ import type { RuleReader } from './sharedRuleReads.js';
 export type DeviceCommandGate =
   { held: ApprovalRecord } | { held?: undefined; commandVersion: string | null };
 
-/** Gate `command` for device `deviceId` by `actor` (rules read by `readRules`, if given). */
+/**
+ * Gate `command` for device `deviceId` by `actor` (rules read by `readRules`, if given).
+ * `accepted` turns the checked command into what is held (e.g. signs its definition).
+ */
 export async function gateDeviceCommand(
   store: Store,
   deviceId: string,
@@ -26,6 +29,7 @@ export async function gateDeviceCommand(
   actor: CommandActor,
   now: Date,
   readRules?: RuleReader,
+  accepted: (command: CreateCommand) => CreateCommand = (c) => c,
 ): Promise<DeviceCommandGate> {
   const outcome = await gateCommands(
     store,
@@ -42,7 +46,7 @@ export async function gateDeviceCommand(
   const held = await store.transaction((tx) =>
     holdCommand(
       tx,
-      { deviceId, deviceType: device.deviceType, command, resolved, terms },
+      { deviceId, deviceType: device.deviceType, command: accepted(command), resolved, terms },
       actor,
       now,
     ),

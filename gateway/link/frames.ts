@@ -30,7 +30,8 @@
  * - `{type: 'challenge', challenge, version: 1}` — first frame of a socket upgraded without
  *   a nonce; `challenge` is base64url.
  * - `{type: 'welcome', session_id, heartbeat_interval_ms, max_message_bytes}`
- * - `{type: 'command', command}` — the command as `GET …/commands` shows it. A command may
+ * - `{type: 'command', command}` — the command as `GET …/commands` shows it to the device,
+ *   with the cloud's `signature` (runtime/crypto/signedCommand.ts). A command may
  *   arrive more than once (a push on reconnect, a retry after a lost ack): the device runs
  *   each `command_id` once and acks again what it already ran.
  * - `{type: 'acked', command_id, status, repeated}`, `{type: 'error', code, message, command_id?}`

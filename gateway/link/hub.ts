@@ -38,6 +38,7 @@ import {
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 import { createCommandGroups, type CommandGroups } from './commandGroups.js';
+import { createCommandSigner, type CommandSigner } from './commandSigner.js';
 import { createAdmission } from './admission.js';
 import { CLOSE } from './frames.js';
 import { createPresenceWriter } from './presence.js';
@@ -61,6 +62,8 @@ export interface DeviceHub {
   readonly actor: CommandActor;
   /** The group commit of this gateway's creations, deliveries and acks (sockets and REST). */
   readonly groups: CommandGroups;
+  /** Signs every command this gateway delivers (sockets and polls). */
+  readonly signer: CommandSigner;
   /**
    * Take a handshake slot for an upgrade request; undefined when `maxPendingHandshakes`
    * are in progress (answer 503). The release is idempotent; a slot never released (an
@@ -222,11 +225,13 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
   };
 
   // what every session shares: one object, no closures per session
+  const signer = createCommandSigner(ctx.keys);
   const host: SessionHost = {
     ctx,
     settings,
     presence,
     groups,
+    signer,
     onProven(proven) {
       const deviceId = proven.deviceId;
       unproven.delete(proven);
@@ -251,6 +256,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     nodeId,
     actor,
     groups,
+    signer,
     admit: () => admission.admit(),
     retryAfterSeconds: () => admission.retryAfterSeconds(),
     accept(socket, deviceId, sourceIp, release, challenge = false) {

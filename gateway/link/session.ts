@@ -40,7 +40,7 @@ import { toProblem } from '../problem.js';
 import { acknowledge } from './acknowledge.js';
 import type { CommandGroups } from './commandGroups.js';
 import { CLOSE, inboundFrame, type InboundFrame, type OutboundFrame } from './frames.js';
-import { commandJson } from './present.js';
+import type { CommandSigner } from './commandSigner.js';
 import type { PresenceWriter } from './presence.js';
 import type { DeviceLinkSettings } from './settings.js';
 
@@ -81,6 +81,8 @@ export interface SessionHost {
   settings: DeviceLinkSettings;
   /** The gateway's group commit of deliveries and acks (commandGroups.ts). */
   groups: CommandGroups;
+  /** Signs each command pushed (commandSigner.ts). */
+  signer: CommandSigner;
   /** Where the device's connect and disconnect are written behind. */
   presence: PresenceWriter;
   /** A session's device proved itself (called once, before its connect is queued). */
@@ -211,7 +213,7 @@ class Session implements DeviceSession {
   private push(commands: readonly CommandRecord[]): void {
     commands.forEach((c, i) =>
       this.send(
-        { type: 'command', command: commandJson(c) },
+        { type: 'command', command: this.host.signer.delivered(c) },
         i === commands.length - 1 ? () => this.drained() : undefined,
       ),
     );

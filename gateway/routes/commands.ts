@@ -23,10 +23,11 @@ import { gateDeviceCommand } from '../governance/deviceCommandGate.js';
 import { approvalJson, approvalSchema } from '../governance/present.js';
 import { createSharedRuleReads } from '../governance/sharedRuleReads.js';
 import { acknowledge } from '../link/acknowledge.js';
-import { createCommandBody } from '../link/commandTypes.js';
+import { createCommandBody, type CreateCommand } from '../link/commandTypes.js';
 import { createDeviceHub } from '../link/hub.js';
 import { commandJson, commandSchema } from '../link/present.js';
 import { deviceLinkSettings, type DeviceLinkOptions } from '../link/settings.js';
+import { signCommandDefinition } from '../link/signDefinitions.js';
 import { auditActor } from '../auditActor.js';
 import { Problem } from '../problem.js';
 import { HELD_RESPONSE } from '../fleet/heldReply.js';
@@ -48,7 +49,16 @@ const ackBody = z.strictObject({
   result: z.unknown().optional(),
   error: z.string().max(2000).optional(),
 });
-const commandsResponse = z.object({ commands: z.array(commandSchema) });
+const commandsResponse = z.object({
+  commands: z.array(
+    commandSchema.extend({
+      signature: z.string().optional().meta({
+        description:
+          "the cloud's Ed25519 signature (base64) of a command handed to its device: over the canonical JSON of {type: 'saffron.device-command.v1', command_id, device_id, command_type, payload, created_at, expires_at}",
+      }),
+    }),
+  ),
+});
 
 /** The command routes and device socket, with the device link tuned by `options`. */
 export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
@@ -89,7 +99,20 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
         const actor = auditActor(principal, request);
         // versions, payload schema and authorization policies (governance/), then the
         // command in one statement — or its approval, when a policy holds it
-        const gate = await gateDeviceCommand(ctx.store, params.id, body, actor, now, readRules);
+        // a definition is signed once it passed the gate, before it is held or created
+        const accepted = (command: CreateCommand): CreateCommand => ({
+          ...command,
+          payload: signCommandDefinition(ctx.keys, command.command_type, command.payload),
+        });
+        const gate = await gateDeviceCommand(
+          ctx.store,
+          params.id,
+          body,
+          actor,
+          now,
+          readRules,
+          accepted,
+        );
         if (gate.held)
           return reply
             .code(202)
@@ -104,7 +127,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
             commandId: randomUUID(),
             deviceId: params.id,
             commandType: body.command_type,
-            payload: body.payload,
+            payload: accepted(body).payload,
             maxRetries: body.max_retries,
             expiresAt:
               body.expires_in_seconds !== undefined
@@ -147,7 +170,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
             );
           // with the other devices' polls and sockets' deliveries of this moment
           const commands = await hub.groups.poll(params.id, query.limit);
-          return { commands: commands.map(commandJson) };
+          return { commands: commands.map((c) => hub.signer.delivered(c)) };
         }
         const commands = await listCommands(ctx.store, {
           deviceId: params.id,

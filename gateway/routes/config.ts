@@ -5,7 +5,9 @@
  * merge patch; see config/mergeLayers.ts) as a signed document, and its fraud rules the same
  * way. Both answer `If-None-Match` with 304 and no body — from the ETag this gateway holds
  * in memory when it has one (config/documentTags.ts), without a statement. The public key that verifies the
- * signatures is at `/api/v1/config/public-key`.
+ * signatures is at `/api/v1/config/public-key`. A layer's `workflows` definitions are signed
+ * one by one when it is published (link/signDefinitions.ts), so a device can tell a
+ * definition the cloud accepted from one written into the database another way.
  */
 import { createHash, createPublicKey, randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -35,6 +37,7 @@ import {
   jsonObjectField,
   versionQueryField,
 } from '../fields.js';
+import { signConfigDefinitions } from '../link/signDefinitions.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
 
@@ -164,9 +167,11 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
       body: jsonObjectField,
       response: layerResponse,
     },
-    async ({ params, body, principal }) => {
+    async ({ params, body: given, principal }) => {
       if (params.scope === 'device' && !(await getDevice(ctx.store, params.scope_key)))
         throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.scope_key}'`);
+      // the workflow definitions it carries are signed as the cloud accepts them
+      const body = signConfigDefinitions(ctx.keys, given);
       const checksum = contentChecksum(body);
       try {
         const layer = await ctx.changes.transaction(async (tx, changed) => {

@@ -16,8 +16,9 @@
  * Checking the checksum first tells a corrupted download from a forged one; both are checked
  * against the whole canonical form, so key order and whitespace never matter.
  */
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../definition/hash.js';
+import { verifyEd25519 } from './ed25519.js';
 
 /** Document types and the member each one's checksum covers. */
 export const SIGNED_DOCUMENT_TYPES = {
@@ -80,17 +81,7 @@ export function verifySignedDocument(
       code: 'CONFIG_CORRUPTED',
       message: `the checksum of '${member}' does not match`,
     };
-  let valid: boolean;
-  try {
-    valid = verify(
-      null,
-      Buffer.from(signedText(doc), 'utf8'),
-      createPublicKey(publicKeyPem),
-      Buffer.from(doc.signature, 'base64'),
-    );
-  } catch {
-    valid = false;
-  }
+  const valid = verifyEd25519(signedText(doc), doc.signature, publicKeyPem);
   return valid
     ? { ok: true }
     : { ok: false, code: 'CONFIG_TAMPERED', message: 'the signature does not verify' };

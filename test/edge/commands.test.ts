@@ -91,6 +91,7 @@ describe('edge command channel', () => {
       store: edge.store,
       cloud: client(),
       handlers,
+      cloudPublicKey: () => gw.keys.publicKeyPem,
       reconnect: { baseMs: 20, maxMs: 200 },
       onEvent: log.push,
       ...options,

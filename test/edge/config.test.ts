@@ -118,10 +118,27 @@ describe('edge config sync', () => {
     const again = await resolveCloudPublicKey({ store: edge.store, cloud: cloud(offline) });
     expect(again).toEqual({ ...first, source: 'pinned' });
 
-    // a provisioned key file wins and is pinned in place of the fetched one
+    // a provisioned key must be the one pinned from the cloud: another one is refused
     const { publicKeyPem: other } = await import('../../gateway/index.js').then((m) =>
       m.ephemeralKeyring(),
     );
+    await expect(
+      resolveCloudPublicKey({ store: edge.store, cloud: cloud(offline), configuredPem: other }),
+    ).rejects.toMatchObject({ code: 'CONFIG_PUBLIC_KEY_MISMATCH' });
+    const matching = await resolveCloudPublicKey({
+      store: edge.store,
+      cloud: cloud(offline),
+      configuredPem: gw.keys.publicKeyPem,
+    });
+    expect(matching).toMatchObject({ source: 'configured', keyId: first.keyId });
+
+    // on a device provisioned from the start, a newly provisioned key is a rotation: pinned
+    await edge.store.db.deleteFrom('edge_sync_state').execute();
+    await resolveCloudPublicKey({
+      store: edge.store,
+      cloud: cloud(offline),
+      configuredPem: gw.keys.publicKeyPem,
+    });
     const configured = await resolveCloudPublicKey({
       store: edge.store,
       cloud: cloud(offline),

@@ -194,6 +194,7 @@ describe('edge metrics', () => {
       store: edge.store,
       cloud: cloud(),
       handlers: defaultCommandHandlers({ metrics: reporter() }),
+      cloudPublicKey: () => gw.keys.publicKeyPem,
       onEvent: commands.push,
     });
     await channel.start();

@@ -173,6 +173,7 @@ describe('edge WASM cache', () => {
       store: edge.store,
       cloud: cloud(),
       handlers: defaultCommandHandlers({ wasm: cache }),
+      cloudPublicKey: () => gw.keys.publicKeyPem,
       reconnect: { baseMs: 20, maxMs: 200 },
       onEvent: commands.push,
     });
