@@ -5,7 +5,7 @@
  * connection 72 s.
  */
 import type { Command } from 'commander';
-import type { ServerTimeouts } from '../gateway/index.js';
+import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../gateway/index.js';
 import { CliExit } from './io.js';
 
 /** The timeout flags as commander parses them. */
@@ -68,7 +68,8 @@ export function serverTimeouts(
       );
     timeouts[option] = Math.max(1, Math.round(seconds * 1000));
   }
-  if ((timeouts.headersMs ?? 30_000) > (timeouts.requestMs ?? 120_000))
+  const headersMs = timeouts.headersMs ?? DEFAULT_TIMEOUTS.headersMs;
+  if (headersMs > (timeouts.requestMs ?? DEFAULT_TIMEOUTS.requestMs))
     throw new CliExit(2, 'the headers timeout must not exceed the request timeout');
   return timeouts;
 }

@@ -27,7 +27,7 @@ import { parsePart } from './validate.js';
  * Largest body of a public route that declares no limit (bytes): anyone may send one, so it
  * is kept small. The registration, the only public route with a body, needs a few hundred.
  */
-export const PUBLIC_BODY_LIMIT = 16 * 1024;
+const PUBLIC_BODY_LIMIT = 16 * 1024;
 
 /** Methods whose body fastify reads when it has a content type (GET and HEAD bodies never are). */
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -78,7 +78,7 @@ const checkingInterval = (timeouts: Required<ServerTimeouts>) =>
   Math.max(25, Math.min(30_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4)));
 
 /** The timeouts of `given`, defaults filled in and checked. */
-export function serverTimeouts(given: ServerTimeouts = {}): Required<ServerTimeouts> {
+function serverTimeouts(given: ServerTimeouts = {}): Required<ServerTimeouts> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...stripUndefined(given) };
   for (const [name, value] of Object.entries(timeouts))
     if (!Number.isInteger(value) || value <= 0)

@@ -89,5 +89,5 @@ describe('saffron cloud serve on embedded PGlite', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });
