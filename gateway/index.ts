@@ -2,7 +2,14 @@
  * The cloud control plane (DESIGN §5–6): an HTTP API under `/api/v1` and the device
  * WebSocket gateway, over a PostgreSQL or embedded PGlite store.
  */
-export { createGateway, type Gateway, type GatewayOptions, type RouteModule } from './server.js';
+export {
+  createGateway,
+  DEFAULT_TIMEOUTS,
+  type Gateway,
+  type GatewayOptions,
+  type RouteModule,
+  type ServerTimeouts,
+} from './server.js';
 export { ephemeralKeyring, loadKeyring, type Keyring } from './keys.js';
 export { createApiToken, type CreatedToken } from './auth/tokens.js';
 export {

@@ -2,7 +2,10 @@
  * Request bodies: JSON is parsed here rather than by fastify's default parser so the exact
  * bytes stay available for device signatures, and so a body nested deeper than
  * {@link MAX_DEPTH} is refused before `JSON.parse` recurses into it. Keys that could
- * pollute prototypes (`__proto__`, `constructor.prototype`) are refused too.
+ * pollute prototypes (`__proto__`, `constructor.prototype`) are refused too. Binary bodies
+ * (`application/octet-stream`, `application/wasm`) are kept as they came. Every parser here
+ * keeps the exact bytes: those are the only bodies a device signature can cover, whatever the
+ * media type (route.ts refuses a signed request with another one).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from './problem.js';
@@ -42,6 +45,27 @@ const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/i;
  */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:; ?charset="?utf-8"?)?$/i;
 
+/** Binary media types kept as they came. */
+const BINARY_MEDIA_TYPES = ['application/octet-stream', 'application/wasm'] as const;
+const BINARY_MEDIA_TYPE = /^application\/(?:octet-stream|wasm)(?:\s*;.*)?$/i;
+
+/** Whether a body of `contentType` is parsed here, its exact bytes kept on `request.rawBody`. */
+export function keepsRawBody(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  return JSON_MEDIA_TYPE.test(contentType) || BINARY_MEDIA_TYPE.test(contentType);
+}
+
+/** Whether a request's headers announce a body (a non-zero length, or a chunked one). */
+export function declaresBody(headers: {
+  'content-length'?: string | undefined;
+  'transfer-encoding'?: string | undefined;
+}): boolean {
+  const length = headers['content-length'];
+  return (
+    headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0')
+  );
+}
+
 /** Parse JSON request bodies, keeping the raw bytes on `request.rawBody`. */
 export function registerJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json']);
@@ -79,7 +103,7 @@ export function registerJsonBodies(app: FastifyInstance): void {
     },
   );
   app.addContentTypeParser(
-    ['application/octet-stream', 'application/wasm'],
+    [...BINARY_MEDIA_TYPES],
     { parseAs: 'buffer' },
     (
       request: FastifyRequest,

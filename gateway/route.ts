@@ -4,16 +4,33 @@
  * validates every input (problem+json on failure), documents the operation in the OpenAPI
  * document, and sends what the handler returns as JSON. A handler that answers itself
  * (304, binary bodies, WebSocket) returns the `reply`.
+ *
+ * The caller is checked from the headers before the body is read (an `onRequest` hook): a
+ * request without valid credentials is answered 401 having cost the server no more than the
+ * socket's first chunks, and the connection is closed rather than drained (server.ts). Only
+ * a device's signature, which covers the body's hash, waits for the body; a signed body must
+ * be one whose exact bytes the gateway keeps (jsonBody.ts), else it is a 415. Public routes
+ * read at most {@link PUBLIC_BODY_LIMIT} unless they declare otherwise.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { admitUser } from './auth/assignedRoles.js';
-import { authenticate } from './auth/authenticate.js';
+import { authenticateHeaders, verifyDeviceBody, type HeaderCheck } from './auth/authenticate.js';
 import { requireRole, type Principal, type UserRole } from './auth/principal.js';
 import type { GatewayContext } from './context.js';
 import type { DocumentedHeader, DocumentedResponse } from './openapi.js';
+import { declaresBody, keepsRawBody } from './jsonBody.js';
 import { Problem } from './problem.js';
 import { parsePart } from './validate.js';
+
+/**
+ * Largest body of a public route that declares no limit (bytes): anyone may send one, so it
+ * is kept small. The registration, the only public route with a body, needs a few hundred.
+ */
+const PUBLIC_BODY_LIMIT = 16 * 1024;
+
+/** Methods whose body fastify reads when it has a content type (GET and HEAD bodies never are). */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Who may call a route. */
 export type Access =
@@ -71,13 +88,38 @@ export interface RouteInput<P, Q, B, A> {
   reply: FastifyReply;
 }
 
+/**
+ * The caller as far as the onRequest hook got: authenticated, or a device whose signature
+ * waits for its body.
+ */
+type Caller =
+  { kind: 'user' | 'device'; principal: Principal } | Extract<HeaderCheck, { kind: 'device' }>;
+
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type PrincipalOf<A extends Access> = A extends { public: true } ? undefined : Principal;
 
-/** The raw bytes of the request body (kept by the JSON parser for signatures). */
+/** The raw bytes of the request body (kept by the body parsers for signatures). */
 export function rawBody(request: FastifyRequest): Uint8Array {
   return (request as FastifyRequest & { rawBody?: Buffer }).rawBody ?? new Uint8Array();
 }
+
+/**
+ * The exact bytes a device signed: the body as read, or none when the request has none. A
+ * body whose bytes were not kept would make the signature cover an empty body: a 415.
+ */
+function signedBody(request: FastifyRequest): Uint8Array {
+  const kept = (request as FastifyRequest & { rawBody?: Buffer }).rawBody;
+  if (kept !== undefined) return kept;
+  if (declaresBody(request.headers)) throw unsignableBody(request);
+  return new Uint8Array();
+}
+
+const unsignableBody = (request: FastifyRequest) =>
+  new Problem(
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    `a signed request's body must be JSON, application/octet-stream or application/wasm sent with POST, PUT, PATCH or DELETE; this ${request.method} with ${request.headers['content-type'] === undefined ? 'no content type' : `'${request.headers['content-type']}'`} could not be verified`,
+  );
 
 /** Declare a route on the gateway. */
 export function route<
@@ -112,30 +154,61 @@ export function route<
     ...(spec.responseHeaders ? { responseHeaders: spec.responseHeaders } : {}),
     ...(spec.otherResponses ? { otherResponses: spec.otherResponses } : {}),
   });
+  const devices = 'public' in access ? false : (access.devices ?? false);
+  // what the headers established, from the onRequest hook to the handler
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const bodyLimit = spec.bodyLimit ?? ('public' in access ? PUBLIC_BODY_LIMIT : undefined);
   ctx.app.route({
     method: spec.method,
     url: spec.url,
-    ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
+    ...(bodyLimit !== undefined ? { bodyLimit } : {}),
+    // before fastify reads the body: a caller refused here costs no more than its headers
+    onRequest: async (request, reply) => {
+      // a public route has no caller to count per: only `global` rules apply to it
+      if ('public' in access) {
+        await ctx.rateLimits.enforce(undefined, request, reply);
+        return;
+      }
+      const caller = await authenticateHeaders(ctx.auth, {
+        authorization: request.headers.authorization,
+        timestamp: header(request, 'x-saffron-timestamp'),
+        nonce: header(request, 'x-saffron-nonce'),
+        method: request.method,
+        pathWithQuery: request.url,
+        ...(spec.replay ? { replay: spec.replay } : {}),
+      });
+      if (caller.kind === 'user') {
+        // rate limits count every authenticated request of their subject (429 + Retry-After)
+        await ctx.rateLimits.enforce(caller.principal, request, reply);
+        // a role assigned to the token or its operator name may admit what its own does not
+        const admitted = await admitUser(ctx.store, caller.principal, access.roles, ctx.now());
+        callers.set(request, { kind: 'user', principal: admitted });
+        return;
+      }
+      if (!declaresBody(request.headers)) {
+        // nothing to wait for: the signature covers the empty body
+        const device = await verifyDeviceBody(ctx.auth, caller, new Uint8Array());
+        if (!devices) requireRole(device, access.roles); // 403 for devices
+        await ctx.rateLimits.enforce(device, request, reply);
+        callers.set(request, { kind: 'device', principal: device });
+        return;
+      }
+      // a device's body is not read where devices are refused anyway
+      if (!devices) throw new Problem(403, 'FORBIDDEN', 'devices may not do this');
+      if (!(BODY_METHODS.has(request.method) && keepsRawBody(request.headers['content-type'])))
+        throw unsignableBody(request);
+      callers.set(request, caller);
+    },
     handler: async (request, reply) => {
       let principal: Principal | undefined;
-      // a public route has no caller to count per: only `global` rules apply to it
-      if ('public' in access) await ctx.rateLimits.enforce(undefined, request, reply);
+      const caller = callers.get(request);
+      if (caller === undefined) {
+        if (!('public' in access)) throw new Error('the onRequest hook did not run'); // unreachable
+      } else if ('principal' in caller) principal = caller.principal;
       else {
-        principal = await authenticate(ctx.auth, {
-          authorization: request.headers.authorization,
-          timestamp: header(request, 'x-saffron-timestamp'),
-          nonce: header(request, 'x-saffron-nonce'),
-          method: request.method,
-          pathWithQuery: request.url,
-          body: rawBody(request),
-          ...(spec.replay ? { replay: spec.replay } : {}),
-        });
-        // rate limits count every authenticated request of their subject (429 + Retry-After)
+        principal = await verifyDeviceBody(ctx.auth, caller, signedBody(request));
+        // counted once the signature holds: a forger cannot spend a device's budget
         await ctx.rateLimits.enforce(principal, request, reply);
-        // a role assigned to the token or its operator name may admit what its own does not
-        if (principal.kind === 'user')
-          principal = await admitUser(ctx.store, principal, access.roles, ctx.now());
-        else if (!access.devices) requireRole(principal, access.roles); // 403 for devices
       }
       // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the driver
       if (/%00/i.test(request.url))

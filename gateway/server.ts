@@ -3,6 +3,13 @@
  * bodies, authenticated routes declared with zod schemas, an OpenAPI 3.1 document, health
  * and readiness probes, Prometheus metrics, and a graceful close that stops accepting,
  * finishes in-flight requests and then the hooks routes registered (sockets, commits).
+ *
+ * A request is answered before its body is read whenever it can be refused from its headers
+ * (no route, no credentials: route.ts). Such an answer closes the connection: Node would
+ * otherwise read the rest of the body to keep the connection alive, which a client can make
+ * last as long as it likes. Timeouts bound what a slow client can hold: the whole request,
+ * its headers, the silence on a socket, an idle kept-alive connection (see
+ * {@link ServerTimeouts}); a device's WebSocket leaves them once upgraded.
  */
 import websocket from '@fastify/websocket';
 import Fastify, {
@@ -20,7 +27,7 @@ import type { CacheBounds } from './cache/invalidatingCache.js';
 import { createDocumentTags } from './config/documentTags.js';
 import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
 import type { GatewayContext } from './context.js';
-import { registerJsonBodies } from './jsonBody.js';
+import { declaresBody, registerJsonBodies } from './jsonBody.js';
 import { createCommandEvents } from './link/commandEvents.js';
 import type { Keyring } from './keys.js';
 import { OpenApiRegistry } from './openapi.js';
@@ -38,6 +45,51 @@ const NONCE_PURGE_INTERVAL_MS = 60_000;
  * created but never read, changed or deleted through its URL.
  */
 const MAX_PATH_PARAMETER_LENGTH = 512;
+
+/**
+ * How long a client may take (milliseconds). The defaults leave a 16 MiB upload two minutes
+ * over a slow link, and close a connection that sends nothing for a minute.
+ */
+export interface ServerTimeouts {
+  /** Whole request, headers and body, from its first byte (default 120 s; 408 after). */
+  requestMs?: number;
+  /** The headers alone (default 30 s); at most `requestMs`. */
+  headersMs?: number;
+  /** A socket on which nothing is sent or received (default 60 s); it is then closed. */
+  idleMs?: number;
+  /** A kept-alive connection between two requests (default 72 s, above common proxies' 60 s). */
+  keepAliveMs?: number;
+}
+
+/** The timeouts a gateway uses when its options leave them out. */
+export const DEFAULT_TIMEOUTS: Readonly<Required<ServerTimeouts>> = {
+  requestMs: 120_000,
+  headersMs: 30_000,
+  idleMs: 60_000,
+  keepAliveMs: 72_000,
+};
+
+/**
+ * Node checks the request and header timeouts of open connections on an interval (30 s by
+ * default), so a timeout is enforced up to that late; a quarter of the shorter one keeps the
+ * overshoot proportionate.
+ */
+const checkingInterval = (timeouts: Required<ServerTimeouts>) =>
+  Math.max(25, Math.min(30_000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4)));
+
+/** The timeouts of `given`, defaults filled in and checked. */
+function serverTimeouts(given: ServerTimeouts = {}): Required<ServerTimeouts> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...stripUndefined(given) };
+  for (const [name, value] of Object.entries(timeouts))
+    if (!Number.isInteger(value) || value <= 0)
+      throw new RangeError(`timeouts.${name} must be a positive integer of milliseconds`);
+  if (timeouts.headersMs > timeouts.requestMs)
+    throw new RangeError('timeouts.headersMs must not exceed timeouts.requestMs');
+  return timeouts;
+}
+
+const stripUndefined = <T extends object>(value: T): Partial<T> =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /** A module of routes. */
 export type RouteModule = (ctx: GatewayContext) => void | Promise<void>;
@@ -62,6 +114,8 @@ export interface GatewayOptions {
   routes?: readonly RouteModule[];
   /** Largest request body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** How long a client may take to send a request, and to keep a connection (see the type). */
+  timeouts?: ServerTimeouts;
   /** Allowed device clock skew (default 300 s). */
   skewMs?: number;
   /**
@@ -98,9 +152,17 @@ export interface Gateway {
 
 /** Build a gateway (routes registered, not listening yet). */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const timeouts = serverTimeouts(options.timeouts);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: checkingInterval(timeouts),
+    },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
@@ -134,6 +196,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       : {}),
   });
   registerJsonBodies(app);
+  // no route: answered before the body is read (the not-found handler would read it first)
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.is404) return done();
+    const path = request.url.split('?')[0] ?? '';
+    done(new Problem(404, 'NOT_FOUND', `no route ${request.method} ${path}`));
+  });
+  // an answer sent before the body was read closes the connection, or Node would read on
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && declaresBody(request.headers)) reply.header('connection', 'close');
+    done(null, payload);
+  });
   await app.register(websocket, { options: { maxPayload: 256 * 1024 } });
 
   const metrics = new Registry();

@@ -22,8 +22,9 @@ import { CliExit, type CliIo } from '../io.js';
 import type { DatabaseOptions } from '../storeOption.js';
 import { createWorkflowRegistry } from '../../actors/index.js';
 import { untilSignal } from '../signals.js';
+import { serverTimeouts, timeoutOptions, type TimeoutFlags } from '../timeoutOptions.js';
 
-interface ServeOptions extends DatabaseOptions {
+interface ServeOptions extends DatabaseOptions, TimeoutFlags {
   port?: string;
   host?: string;
   steps?: string;
@@ -49,6 +50,7 @@ function port(value: string | undefined, fallback: number): number {
 
 async function serve(options: ServeOptions, io: CliIo): Promise<void> {
   const listenPort = port(options.port ?? io.env.PORT, 8080);
+  const timeouts = serverTimeouts(options, io.env);
   const store = await openCloudStore(options, io);
   try {
     const stepsRoot = resolve(io.cwd, options.steps ?? io.env.SAFFRON_STEPS_DIR ?? '.');
@@ -69,6 +71,7 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
       runtime,
       stepsRoot,
       wasmStorageDir: wasmStorageDir(io.env, io.cwd),
+      timeouts,
       logger: { level: options.logLevel ?? 'info' },
     });
     // handlers first: a signal that arrives while starting still drains cleanly
@@ -90,7 +93,7 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
 /** Register `cloud` and `users`. */
 export function registerCloudCommands(program: Command, io: CliIo): void {
   const cloud = program.command('cloud').description('the cloud control plane');
-  cloud
+  const serveCommand = cloud
     .command('serve')
     .description('serve the HTTP API and device gateway until SIGINT/SIGTERM')
     .option('--port <port>', 'TCP port (default: PORT, else 8080; 0 picks a free one)')
@@ -110,8 +113,8 @@ export function registerCloudCommands(program: Command, io: CliIo): void {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--no-worker', 'do not run queued tasks and maintenance in this process')
-    .option('--log-level <level>', 'pino log level (default info)')
-    .action((options: ServeOptions) => serve(options, io));
+    .option('--log-level <level>', 'pino log level (default info)');
+  timeoutOptions(serveCommand).action((options: ServeOptions) => serve(options, io));
 
   const users = program.command('users').description('operator accounts (API tokens)');
   users

@@ -17,6 +17,7 @@ import {
   type CommandAck,
 } from './commandLedger.js';
 import { CommandError } from './errors.js';
+import { withoutAbsolutePaths } from './errorText.js';
 
 /** The cloud's limit on an ack's error text. */
 const MAX_ERROR_CHARS = 2000;
@@ -125,6 +126,7 @@ function failedAck(commandId: string, error: unknown): CommandAck {
     commandId,
     status: 'FAILED',
     result: { code },
-    error: `${code}: ${message}`.slice(0, MAX_ERROR_CHARS),
+    // operators read it in the cloud: no paths of the device's disk
+    error: `${code}: ${withoutAbsolutePaths(message)}`.slice(0, MAX_ERROR_CHARS),
   };
 }

@@ -5,6 +5,14 @@
  * before. Every failure is a 401 that says which check failed but never reveals whether a
  * device exists.
  *
+ * Authentication runs in two halves so that a stranger cannot make the server read a body:
+ * {@link authenticateHeaders} checks everything the headers carry before the body is read —
+ * a bearer token completely; for a device the header's shape, the timestamp's window, the
+ * nonce's shape and that the device exists — and {@link verifyDeviceBody} checks the
+ * signature, which covers the body's hash, once the body has been read. The early refusal of
+ * an unknown device id shows that the id is unknown (ids are identifiers, not secrets); the
+ * secret is still proven only by the signature.
+ *
  * How a nonce is checked depends on what a replay could do (see {@link ReplayCheck}): a
  * request that changes state waits for the shared table, a read is answered from this
  * gateway's memory and its nonce written behind, and a socket upgrade carries no nonce at
@@ -65,8 +73,42 @@ export const DEVICE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
 const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
+/** The parts of a request {@link authenticateHeaders} reads: everything but the body. */
+export type RequestHeaders = Omit<Credentials, 'body'>;
+
+/**
+ * What the headers established: an operator (completely authenticated), or a device whose
+ * headers hold and whose signature is still to be checked over the body.
+ */
+export type HeaderCheck =
+  | { kind: 'user'; principal: Extract<Principal, { kind: 'user' }> }
+  | {
+      kind: 'device';
+      deviceId: string;
+      signature: string;
+      method: string;
+      pathWithQuery: string;
+      timestamp: string;
+      nonce: string | undefined;
+      replay: ReplayCheck;
+    };
+
 /** Authenticate a request or throw a 401 problem. */
 export async function authenticate(deps: AuthDeps, request: Credentials): Promise<Principal> {
+  const checked = await authenticateHeaders(deps, request);
+  return checked.kind === 'user'
+    ? checked.principal
+    : verifyDeviceBody(deps, checked, request.body);
+}
+
+/**
+ * Check what the headers carry, before any body is read: a bearer token completely; a
+ * device's header shape, timestamp, nonce shape and existence. Throws a 401 problem.
+ */
+export async function authenticateHeaders(
+  deps: AuthDeps,
+  request: RequestHeaders,
+): Promise<HeaderCheck> {
   const header = request.authorization;
   if (!header) throw unauthorized('AUTH_REQUIRED', 'missing Authorization header');
   const space = header.indexOf(' ');
@@ -75,17 +117,19 @@ export async function authenticate(deps: AuthDeps, request: Credentials): Promis
   if (scheme.toLowerCase() === 'bearer') {
     const user = await verifyApiToken(deps.store, value, deps.now());
     if (!user) throw unauthorized('INVALID_TOKEN', 'the API token is unknown, revoked or expired');
-    return user;
+    return { kind: 'user', principal: user };
   }
-  if (scheme.toLowerCase() === 'device') return authenticateDevice(deps, request, value);
+  if (scheme.toLowerCase() === 'device') return checkDeviceHeaders(deps, request, value);
   throw unauthorized('AUTH_SCHEME_UNSUPPORTED', `unsupported authorization scheme '${scheme}'`);
 }
 
-async function authenticateDevice(
+const deviceRefused = () => unauthorized('INVALID_SIGNATURE', 'device authentication failed');
+
+async function checkDeviceHeaders(
   deps: AuthDeps,
-  request: Credentials,
+  request: RequestHeaders,
   value: string,
-): Promise<Principal> {
+): Promise<HeaderCheck> {
   const colon = value.lastIndexOf(':');
   const deviceId = colon < 0 ? '' : value.slice(0, colon);
   const signature = colon < 0 ? '' : value.slice(colon + 1);
@@ -111,17 +155,42 @@ async function authenticateDevice(
         ? 'this request is signed without X-Saffron-Nonce'
         : 'X-Saffron-Nonce must be 16–128 base64url characters',
     );
-  const signed: SignedRequest = {
+  // a device with no secret cannot have signed anything: refuse before its body is read
+  if ((await deps.credentials.secrets(deviceId, now)).length === 0) throw deviceRefused();
+  return {
+    kind: 'device',
+    deviceId,
+    signature,
     method: request.method,
     pathWithQuery: request.pathWithQuery,
     timestamp,
-    nonce: nonce ?? '',
-    body: request.body,
+    nonce,
+    replay,
   };
+}
+
+/**
+ * Check a device's signature over the body it sent (the exact bytes), then record its nonce;
+ * the device's {@link Principal}, or a 401 problem.
+ */
+export async function verifyDeviceBody(
+  deps: AuthDeps,
+  checked: Extract<HeaderCheck, { kind: 'device' }>,
+  body: Uint8Array | string,
+): Promise<Principal> {
+  const { deviceId, nonce, replay } = checked;
+  const signed: SignedRequest = {
+    method: checked.method,
+    pathWithQuery: checked.pathWithQuery,
+    timestamp: checked.timestamp,
+    nonce: nonce ?? '',
+    body,
+  };
+  const now = deps.now().getTime();
   const valid = await verifyDeviceSecret(deps, deviceId, now, (secret) =>
-    verifyRequestSignature(secret, signed, signature),
+    verifyRequestSignature(secret, signed, checked.signature),
   );
-  if (!valid) throw unauthorized('INVALID_SIGNATURE', 'device authentication failed');
+  if (!valid) throw deviceRefused();
   if (nonce !== undefined && replay !== 'challenge') {
     if (!(await deps.nonces.remember(deviceId, nonce, now, replay)))
       throw unauthorized('REPLAYED_REQUEST', 'this nonce was already used');

@@ -8,6 +8,10 @@
  *
  * The statechart is laid out in the browser with dagre (served from the installed package),
  * from the machine graph of `GET /api/v1/workflows/{id}/statechart`.
+ *
+ * The served files are a closed set looked up in a `Map`: a name such as `constructor` or
+ * `__proto__` is no file (a plain object would find its prototype's members under those
+ * names), and no answer ever carries a path of the server's disk.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -16,12 +20,13 @@ import { fileURLToPath } from 'node:url';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 
-const ASSETS: Record<string, string> = {
-  'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
-  'statechart.js': 'text/javascript; charset=utf-8',
-  'app.css': 'text/css; charset=utf-8',
-};
+/** The dashboard's files and their media types. */
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ['index.html', 'text/html; charset=utf-8'],
+  ['app.js', 'text/javascript; charset=utf-8'],
+  ['statechart.js', 'text/javascript; charset=utf-8'],
+  ['app.css', 'text/css; charset=utf-8'],
+]);
 
 const CSP = [
   "default-src 'none'",
@@ -71,7 +76,7 @@ export function registerDashboard(ctx: GatewayContext): void {
   ctx.app.get('/dashboard/', async (_request, reply) =>
     reply
       .headers(headers)
-      .type(ASSETS['index.html']!)
+      .type(ASSETS.get('index.html')!)
       .send(await load(`${dir}index.html`)),
   );
   ctx.app.get('/dashboard/vendor/dagre.js', async (_request, reply) =>
@@ -81,7 +86,7 @@ export function registerDashboard(ctx: GatewayContext): void {
       .send(await load(dagreFile)),
   );
   ctx.app.get<{ Params: { file: string } }>('/dashboard/:file', async (request, reply) => {
-    const type = ASSETS[request.params.file];
+    const type = ASSETS.get(request.params.file);
     if (type === undefined) throw new Problem(404, 'NOT_FOUND', 'no such dashboard file');
     return reply
       .headers(headers)

@@ -6,6 +6,9 @@
  * `.mjs`, then `.ts` under the steps root, export `floor_limit`. `./lib/checks.js#floorLimit`
  * names the file directly. Either way the module must live inside the steps root: a definition
  * is configuration, and configuration that can reach `../../` could load any code on the host.
+ * Nor may it live in a `node_modules` directory, even one inside the root: those hold the
+ * host's dependencies, whose exports were never written to be steps (a definition could call
+ * any function of any installed package with data of its choosing).
  */
 import { constants } from 'node:fs';
 import { access, realpath } from 'node:fs/promises';
@@ -61,6 +64,9 @@ export interface ResolvedStepFunction {
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const MODULE_SEGMENT = /^[A-Za-z_$][\w$-]*$/;
 const FILE_EXTENSION = /\.(?:js|mjs|ts)$/;
+/** The directory of installed packages, which no step module may come from. */
+const DEPENDENCIES_DIR = 'node_modules';
+const NOT_A_STEP_MODULE = `a step module may not come from a ${DEPENDENCIES_DIR} directory`;
 
 /**
  * Parse `pkg.module.export` or `./path/module.js#export`. Throws {@link StepFunctionError}
@@ -85,6 +91,7 @@ export function parseFunctionPath(functionPath: string): FunctionPath {
     if (modulePath.split(/[\\/]/).includes('..')) {
       throw invalid("'..' may not leave the steps root");
     }
+    if (modulePath.split(/[\\/]/).includes(DEPENDENCIES_DIR)) throw invalid(NOT_A_STEP_MODULE);
     return { modulePath, exportName, form: 'file' };
   }
   const segments = functionPath.split('.');
@@ -97,6 +104,7 @@ export function parseFunctionPath(functionPath: string): FunctionPath {
   if (!IDENTIFIER.test(exportName)) throw invalid(`'${exportName}' is not an export name`);
   const bad = segments.find((segment) => !MODULE_SEGMENT.test(segment));
   if (bad !== undefined) throw invalid(`'${bad}' is not a module name`);
+  if (segments.includes(DEPENDENCIES_DIR)) throw invalid(NOT_A_STEP_MODULE);
   return { modulePath: segments.join('/'), exportName, form: 'dotted' };
 }
 
@@ -168,6 +176,14 @@ export async function resolveStepFunction(
       'FUNCTION_PATH_INVALID',
       functionPath,
       `function path '${functionPath}' resolves outside the steps root ${root}`,
+    );
+  }
+  // a symlink inside the root may still lead into installed packages
+  if (path.relative(realRoot, realFile).split(path.sep).includes(DEPENDENCIES_DIR)) {
+    throw new StepFunctionError(
+      'FUNCTION_PATH_INVALID',
+      functionPath,
+      `function path '${functionPath}' resolves into ${DEPENDENCIES_DIR}: ${NOT_A_STEP_MODULE}`,
     );
   }
   let namespace: Record<string, unknown>;

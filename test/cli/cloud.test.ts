@@ -4,6 +4,7 @@
  * drains and exits 0.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,4 +55,39 @@ describe('saffron cloud serve on embedded PGlite', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('takes its HTTP timeouts from flags or the environment, and refuses bad ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'saffron-cloud-'));
+    const env = { SAFFRON_DATA_DIR: join(dir, 'cloud'), DATABASE_URL: '' };
+    try {
+      const bad = await runCli(['cloud', 'serve', '--request-timeout', 'soon'], { env, cwd: dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--request-timeout must be a number of seconds');
+      const inverted = await runCli(['cloud', 'serve'], {
+        env: { ...env, SAFFRON_HTTP_HEADERS_TIMEOUT: '200', SAFFRON_HTTP_REQUEST_TIMEOUT: '100' },
+        cwd: dir,
+      });
+      expect(inverted.code).toBe(2);
+      expect(inverted.stderr).toContain('must not exceed the request timeout');
+
+      // headers that never end are cut off after the configured half second
+      const served = serveCloud(
+        { ...env, SAFFRON_HTTP_REQUEST_TIMEOUT: '0.5', SAFFRON_HTTP_HEADERS_TIMEOUT: '0.5' },
+        dir,
+      );
+      const { port } = new URL(await served.listening);
+      const slow = connect(Number(port), '127.0.0.1');
+      await new Promise((resolve) => slow.once('connect', resolve));
+      const closed = new Promise((resolve) => slow.once('close', resolve));
+      slow.on('error', () => undefined);
+      slow.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+      const trickle = setInterval(() => slow.write('x-slow: 1\r\n'), 50);
+      await closed;
+      clearInterval(trickle);
+      served.child.kill('SIGTERM');
+      expect(await served.exited).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
