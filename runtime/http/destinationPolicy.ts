@@ -9,7 +9,7 @@
  * name that resolves to 127.0.0.1, or that changes its answer between a check and the
  * connect (DNS rebinding), is refused all the same.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { SaffronError } from '../errors.js';
@@ -124,11 +124,11 @@ export class DestinationPolicy {
         for (const { address } of addresses) {
           const refused = this.refusal(host, address, port);
           if (refused !== undefined) {
-            callback(refused as unknown as NodeJS.ErrnoException, '', 4);
+            callback(refused, '', 4);
             return;
           }
         }
-        if ((options as LookupOptions).all === true) {
+        if (options.all === true) {
           (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
           return;
         }

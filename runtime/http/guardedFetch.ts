@@ -68,12 +68,11 @@ export function guardedFetch(policy: DestinationPolicy): OutboundFetch {
   return (url, init) =>
     new Promise<Response>((resolve, reject) => {
       // as fetch does: an aborted request rejects with the signal's reason
-      const fail = (error: unknown) =>
-        reject(
-          init.signal?.aborted === true
-            ? (init.signal.reason as unknown)
-            : new TypeError('fetch failed', { cause: error }),
-        );
+      const fail = (error: unknown) => {
+        const aborted = init.signal?.aborted === true;
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- fetch rejects with the signal's reason, whatever it is
+        reject(aborted ? init.signal?.reason : new TypeError('fetch failed', { cause: error }));
+      };
       const literal = policy.literalRefusal(url);
       if (literal !== undefined) {
         fail(literal);

@@ -21,6 +21,7 @@ import { registerConfigRoutes } from '../../gateway/routes/config.js';
 import { webhookRoutes } from '../../gateway/routes/webhooks.js';
 import { DESTINATION_REFUSED } from '../../gateway/webhooks/dispatcher.js';
 import type { WebhookDispatcher } from '../../gateway/webhooks/dispatcher.js';
+import type { DestinationPolicyOptions } from '../../runtime/http/index.js';
 import { envSecrets, mapSecrets, type SecretProvider } from '../../runtime/template/index.js';
 import { definition, engineFor } from '../support/engine.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -159,10 +160,7 @@ describe('HTTP step destinations and secret binding', () => {
   let handle: TestStore;
   let upstream: Upstream;
   const runtimes: Runtime[] = [];
-  const engine = (
-    outbound: Parameters<typeof engineFor>[1]['outbound'],
-    secrets: SecretProvider = mapSecrets({}),
-  ) => {
+  const engine = (outbound: DestinationPolicyOptions, secrets: SecretProvider = mapSecrets({})) => {
     const runtime = engineFor(handle, { outbound, secrets });
     runtimes.push(runtime);
     return runtime;
