@@ -14,6 +14,7 @@ import {
   type WorkflowRegistry,
 } from '../actors/index.js';
 import type { Store } from '../runtime/store/index.js';
+import { destinationOptionsFromEnv } from '../runtime/http/index.js';
 import { envSecrets } from '../runtime/template/index.js';
 import { storeWasmSource, wasmStorageDir } from '../runtime/wasm/index.js';
 import { registerWorkflowFolder } from './definitions.js';
@@ -89,6 +90,7 @@ export async function withRuntime<T>(
       stepsRoot: setup.stepsRoot,
       registry: setup.registry,
       secrets: envSecrets(io.env),
+      outbound: destinationOptionsFromEnv(io.env),
       // WASM binaries: device_wasm_cache on SQLite, WASM_STORAGE_DIR files on the cloud.
       wasmSource: storeWasmSource(store, { storageDir: wasmStorageDir(io.env, io.cwd) }),
       onBackgroundError: (error, id) =>

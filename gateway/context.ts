@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Runtime } from '../actors/index.js';
-import type { ChannelListener, Store } from '../runtime/index.js';
+import type { ChannelListener, DestinationPolicy, Store } from '../runtime/index.js';
 import type { AuthDeps } from './auth/authenticate.js';
 import type { ChangeBus } from './cache/changeBus.js';
 import type { DocumentTags } from './config/documentTags.js';
@@ -21,6 +21,8 @@ export interface GatewayContext {
   stepsRoot: string;
   /** Where registered WASM binaries are kept. */
   wasmStorageDir: string;
+  /** Where webhook deliveries may connect. */
+  destinations: DestinationPolicy;
   openapi: OpenApiRegistry;
   metrics: Registry;
   auth: AuthDeps;

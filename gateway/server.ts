@@ -19,7 +19,13 @@ import Fastify, {
 } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { createRuntime, type Runtime } from '../actors/index.js';
-import { createChannelListener, wasmStorageDir, type Store } from '../runtime/index.js';
+import {
+  createChannelListener,
+  DestinationPolicy,
+  wasmStorageDir,
+  type DestinationPolicyOptions,
+  type Store,
+} from '../runtime/index.js';
 import { createCredentialCache } from './auth/credentialCache.js';
 import { createNonceCache } from './auth/nonces.js';
 import { createChangeBus } from './cache/changeBus.js';
@@ -110,6 +116,11 @@ export interface GatewayOptions {
    * `./wasm_storage`, from the working directory).
    */
   wasmStorageDir?: string;
+  /**
+   * Where webhook deliveries (and the HTTP steps of the engine the gateway creates) may
+   * connect: public addresses only unless `allowedPrivateNetworks` opens some.
+   */
+  outbound?: DestinationPolicyOptions;
   /** Route modules to register besides the core ones (default: all of them). */
   routes?: readonly RouteModule[];
   /** Largest request body in bytes (default 1 MiB). */
@@ -263,6 +274,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       store: options.store,
       stepsRoot,
       runTasks: true,
+      ...(options.outbound ? { outbound: options.outbound } : {}),
       // workflow.completed / workflow.failed webhook events commit with the terminal status
       onSettled: workflowWebhookHook(now),
     });
@@ -320,6 +332,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     runtime,
     stepsRoot,
     wasmStorageDir: options.wasmStorageDir ?? wasmStorageDir(process.env, process.cwd()),
+    destinations: new DestinationPolicy(options.outbound),
     openapi: new OpenApiRegistry(),
     metrics,
     now,

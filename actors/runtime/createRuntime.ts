@@ -14,6 +14,7 @@ import {
   ConflictError,
   createModelRegistry,
   createWasmRunner,
+  DestinationPolicy,
   envSecrets,
   getWorkflowByIdempotencyKey,
   inlineExecutor,
@@ -30,6 +31,7 @@ import {
   type JsonObject,
   type ModelRegistry,
   type ModelRegistryOptions,
+  type DestinationPolicyOptions,
   type SecretProvider,
   type StepExecutor,
   type WasmBinarySource,
@@ -82,6 +84,12 @@ export interface RuntimeOptions {
   ids?: Ids;
   /** Secrets for `{{ secrets.NAME }}` and `context.secrets` (default: SAFFRON_SECRET_<NAME>). */
   secrets?: SecretProvider;
+  /**
+   * Where HTTP steps may connect: by default public addresses only; `allowedPrivateNetworks`
+   * opens loopback, private ranges or single addresses, `refusedLocalPorts` closes ports of
+   * this machine whatever is allowed.
+   */
+  outbound?: DestinationPolicyOptions;
   /**
    * Models of AI_INFERENCE steps: `modelsDir` (default: SAFFRON_MODELS_DIR) holds
    * `<model_name>.onnx` files, `model_path` resolves under `root` (default: `stepsRoot`),
@@ -253,6 +261,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clock: options.clock ?? systemClock,
     ids: options.ids ?? timeOrderedIds(),
     secrets: options.secrets ?? envSecrets(),
+    destinations: new DestinationPolicy(options.outbound),
     inference,
     wasm: createWasmRunner({
       ...options.wasm,

@@ -284,6 +284,7 @@ async function runStep(
     clock: internals.clock,
     ids: internals.ids,
     secrets: internals.secrets,
+    destinations: internals.destinations,
     attempt: ahead ? 0 : workflowContext(current.live).attempt,
     knowsWorkflowType: (type) => internals.registry.get(type) !== undefined,
     inference: internals.inference,

@@ -3,6 +3,7 @@ import {
   parseDefinitionObject,
   WorkflowError,
   type Clock,
+  type DestinationPolicy,
   type FaultHook,
   type FaultPoint,
   type Ids,
@@ -49,6 +50,8 @@ export interface Internals {
   clock: Clock;
   ids: Ids;
   secrets: SecretProvider;
+  /** Which addresses HTTP steps may connect to. */
+  destinations: DestinationPolicy;
   /** Models of AI_INFERENCE steps (owned by the runtime, closed with it). */
   inference: ModelRegistry;
   /** Sandbox of WASM steps (owned by the runtime, closed with it; threads start on first use). */

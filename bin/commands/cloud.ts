@@ -14,6 +14,7 @@ import {
   workflowWebhookHook,
   type UserRole,
 } from '../../gateway/index.js';
+import { destinationOptionsFromEnv } from '../../runtime/http/index.js';
 import { envSecrets } from '../../runtime/template/index.js';
 import { wasmStorageDir } from '../../runtime/wasm/index.js';
 import { registerWorkflowFolder } from '../definitions.js';
@@ -62,6 +63,7 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
       stepsRoot,
       registry,
       secrets: envSecrets(io.env),
+      outbound: destinationOptionsFromEnv(io.env),
       runTasks: options.worker !== false,
       onSettled: workflowWebhookHook(),
     });
@@ -70,6 +72,7 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
       keys: loadKeyring(keysDir(io), io.env),
       runtime,
       stepsRoot,
+      outbound: destinationOptionsFromEnv(io.env),
       wasmStorageDir: wasmStorageDir(io.env, io.cwd),
       timeouts,
       logger: { level: options.logLevel ?? 'info' },

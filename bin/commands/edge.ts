@@ -26,6 +26,7 @@ import {
   type AgentLogLevel,
 } from '../../edge/index.js';
 import { toError } from '../../runtime/index.js';
+import { destinationOptionsFromEnv } from '../../runtime/http/index.js';
 import { envSecrets } from '../../runtime/template/index.js';
 import { CliExit, type CliIo } from '../io.js';
 import { waitForSignal } from '../signals.js';
@@ -171,6 +172,8 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
   const restart = new Promise<'restart'>((resolveRestart) => {
     restartRequested = () => resolveRestart('restart');
   });
+  // HTTP steps never reach the local API, even when loopback is allowed; 0 = the port listen picks
+  let apiPort = localPort;
   const signal = waitForSignal(); // before starting: a signal during start still stops cleanly
   const agent = createEdgeAgent({
     deviceId: options.deviceId,
@@ -185,6 +188,7 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
     stepDurability: options.stepDurability ?? 'boundaries',
     ...(cloudPublicKeyPem !== undefined ? { cloudPublicKeyPem } : {}),
     secrets: envSecrets(io.env),
+    outbound: { ...destinationOptionsFromEnv(io.env), refusedLocalPorts: () => [apiPort] },
     ...(maxBackoff !== undefined ? { maxBackoffMs: maxBackoff * 1000 } : {}),
     ...(jitter !== undefined ? { syncJitterMs: jitter * 1000 } : {}),
     ...(batch !== undefined ? { safBatchSize: batch } : {}),
@@ -198,6 +202,7 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
     const api = createLocalApi({ agent, token: token.token });
     try {
       const url = await api.listen(localPort, '127.0.0.1');
+      apiPort = Number(new URL(url).port);
       log({ level: 'info', event: 'edge.local_api.listening', msg: `local API on ${url}` });
       io.stdout.write(`${JSON.stringify({ listening: url, device_id: options.deviceId })}\n`);
       const outcome = await Promise.race([signal.promise, restart]);

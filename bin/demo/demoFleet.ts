@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createEdgeAgent, type EdgeAgent } from '../../edge/index.js';
-import { mapSecrets } from '../../runtime/template/index.js';
+import type { DestinationPolicyOptions } from '../../runtime/http/index.js';
+import { mapSecrets, type BoundSecret } from '../../runtime/template/index.js';
 import { expectOk, type DemoCloud } from './demoCloud.js';
 import { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 
@@ -37,7 +38,9 @@ export interface DemoFleetOptions {
   /** Installed workflows and their step modules. */
   workflowDir: string;
   /** Secrets of the workflows (`{{ secrets.NAME }}`). */
-  secrets: Record<string, string>;
+  secrets: Record<string, string | BoundSecret>;
+  /** Where the terminals' HTTP steps may connect (the demo's acquirer is on loopback). */
+  outbound?: DestinationPolicyOptions;
   /** Told about each device that is up (for progress). */
   onStarted?: (done: number) => void;
   /** Where the agents' warnings and errors go. */
@@ -86,6 +89,7 @@ export async function startDemoFleet(
         workflowDirs: [options.workflowDir],
         cloudPublicKeyPem: cloud.publicKeyPem,
         secrets: mapSecrets(options.secrets),
+        ...(options.outbound ? { outbound: options.outbound } : {}),
         // a demo minute should show what a terminal does over hours
         maxBackoffMs: 3_000,
         syncJitterMs: 1_500,

@@ -200,7 +200,10 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
       groups: Math.min(4, options.devices),
       dir: join(dir, 'devices'),
       workflowDir: EXAMPLE_DIR,
-      secrets: { ACQUIRER_TOKEN: 'demo-acquirer-token' },
+      // the fake acquirer listens on this machine's loopback: the demo, as this machine's
+      // operator, allows loopback and binds the acquirer token to that host
+      secrets: { ACQUIRER_TOKEN: { value: 'demo-acquirer-token', hosts: ['127.0.0.1'] } },
+      outbound: { allowedPrivateNetworks: ['loopback'] },
       onStarted: (n) => {
         if (n % 10 === 0 || n === options.devices)
           say(`demo: ${n}/${options.devices} terminals up`);

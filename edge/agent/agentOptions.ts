@@ -4,7 +4,7 @@
  * the agent reaches outside itself (fetch, clock, timers, randomness) can be injected.
  */
 import type { StepDurability } from '../../actors/index.js';
-import type { SecretProvider, WasmLimits } from '../../runtime/index.js';
+import type { DestinationPolicyOptions, SecretProvider, WasmLimits } from '../../runtime/index.js';
 import type { EdgeTimers } from '../timers/timers.js';
 import type { RestartRequest } from './agentHandlers.js';
 import type { AgentLogger } from './agentLog.js';
@@ -52,6 +52,8 @@ export interface EdgeAgentOptions {
   cloudPublicKeyPem?: string;
   /** Secrets of `{{ secrets.NAME }}` (default: SAFFRON_SECRET_<NAME>). */
   secrets?: SecretProvider;
+  /** Where HTTP steps may connect (default: public addresses only); see `createRuntime`. */
+  outbound?: DestinationPolicyOptions;
   /** Longest wait between reconnects and retries (60 s). */
   maxBackoffMs?: number;
   /** Largest random delay before the first upload after an outage (set by the SAF sync when absent). */

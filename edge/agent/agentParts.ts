@@ -163,6 +163,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
           : inlineExecutor({ stepsRoot: options.stepsRoot }),
       registry,
       secrets: options.secrets ?? envSecrets(),
+      ...(options.outbound ? { outbound: options.outbound } : {}),
       wasmSource: wasm.source({ fetchOnMiss: true }),
       ...(options.wasm ? { wasm: options.wasm } : {}),
       onSettled: recorder.onSettled,

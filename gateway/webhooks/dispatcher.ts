@@ -25,6 +25,8 @@ import { Counter } from 'prom-client';
 import {
   appendCommandAudit,
   claimWebhookDeliveries,
+  guardedFetch,
+  refusalIn,
   recordWebhookAttempt,
   SYSTEM_ACTOR,
   toError,
@@ -66,6 +68,8 @@ export interface WebhookDispatcher {
 const USER_AGENT = 'Saffron-Webhooks/1';
 /** Longest error text kept per attempt. */
 const MAX_ERROR_LENGTH = 300;
+/** The recorded error of a delivery whose destination the policy refused. */
+export const DESTINATION_REFUSED = 'destination refused: not a public address';
 
 /** The delay before attempt `attempt + 1`, after attempt `attempt` failed. */
 export function webhookBackoffMs(backoff: WebhookBackoff, attempt: number): number {
@@ -73,8 +77,14 @@ export function webhookBackoffMs(backoff: WebhookBackoff, attempt: number): numb
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-/** Why a request failed, in a few words that hold no secret (never the URL, never a body). */
+/**
+ * Why a request failed, in a few words that hold no secret (never the URL, never a body). A
+ * destination refused by the policy is recorded as `destination refused` and nothing more:
+ * the refusal is decided on the address before any connection, so the history reads the same
+ * whether a port behind it is open or closed.
+ */
 function describeFailure(error: unknown): string {
+  if (refusalIn(error) !== undefined) return DESTINATION_REFUSED;
   const e = toError(error);
   if (e.name === 'TimeoutError') return 'timed out';
   if (e.name === 'AbortError') return 'aborted: the gateway is closing';
@@ -96,6 +106,7 @@ export function createWebhookDispatcher(
   // a lease outlives the request it covers, with room for recording the outcome
   const leaseMs = timeoutMs + 30_000;
   const log = ctx.app.log;
+  const post = guardedFetch(ctx.destinations);
   const closing = new AbortController();
   const outcomes = new Counter({
     name: 'saffron_webhook_attempts_total',
@@ -119,7 +130,7 @@ export function createWebhookDispatcher(
     const body = JSON.stringify(claim.payload);
     const timestamp = Math.floor(ctx.now().getTime() / 1000);
     try {
-      const response = await fetch(claim.url, {
+      const response = await post(new URL(claim.url), {
         method: 'POST',
         redirect: 'manual',
         signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal]),

@@ -40,6 +40,7 @@ import {
   webhookSchema,
 } from './present.js';
 import { newWebhookSecret } from './signature.js';
+import { assertWebhookDestination } from './destination.js';
 
 const ADMIN = ['admin'] as const;
 const tags = ['webhooks'];
@@ -159,6 +160,7 @@ export function registerWebhookRoutes(ctx: GatewayContext): void {
       status: 201,
     },
     async ({ body, principal, request }) => {
+      assertWebhookDestination(ctx.destinations, body.url);
       const secret = newWebhookSecret();
       const by = auditActor(principal, request);
       const now = ctx.now();
@@ -256,6 +258,7 @@ export function registerWebhookRoutes(ctx: GatewayContext): void {
       response: webhookSchema,
     },
     async ({ params, body, principal, request }) => {
+      if (body.url !== undefined) assertWebhookDestination(ctx.destinations, body.url);
       const by = auditActor(principal, request);
       const now = ctx.now();
       const updated = await ctx.store.transaction(async (tx) => {

@@ -3,6 +3,7 @@ import type { WorkflowDefinition } from '../definition/index.js';
 import type { SaffronError } from '../errors.js';
 import type { ModelRegistry } from '../inference/index.js';
 import type { JsonObject } from '../model/json.js';
+import type { DestinationPolicy } from '../http/index.js';
 import type { SecretProvider } from '../template/index.js';
 import type { WasmRunner } from '../wasm/runner.js';
 import type { StepContext } from './context.js';
@@ -20,6 +21,8 @@ export interface StepRun {
   clock: Clock;
   ids: Ids;
   secrets: SecretProvider;
+  /** Which addresses HTTP steps may connect to (default: public addresses only). */
+  destinations?: DestinationPolicy;
   /** Attempts already made at this step visit (HTTP retries), 0 for the first. */
   attempt: number;
   /** Whether `type` names a workflow the engine can start. */

@@ -8,10 +8,13 @@ import type { HttpStep } from '../definition/index.js';
 import type { JsonObject } from '../model/json.js';
 import type { SecretProvider } from '../template/index.js';
 import { MAX_RESPONSE_BYTES } from './body.js';
+import { DestinationPolicy } from './destinationPolicy.js';
+import { guardedFetch, type OutboundFetch } from './guardedFetch.js';
 import { HttpStepError } from './errors.js';
 import { Redactor } from './redact.js';
 import { prepareRequest, type PreparedRequest } from './request.js';
 import { readStepResponse } from './response.js';
+import { checkSecretDestinations } from './secretDestinations.js';
 import { transportError } from './transportError.js';
 
 /** Spec default of `http_config.timeout`, used when the value is not a positive number. */
@@ -23,8 +26,16 @@ export interface HttpAttemptOptions {
   secrets?: SecretProvider;
   /** Aborts the attempt (shutdown, cancellation); reported as `HTTP_ABORTED`. */
   signal?: AbortSignal;
-  /** The fetch implementation; `globalThis.fetch` by default. */
-  fetch?: typeof fetch;
+  /**
+   * Which addresses the request may connect to; by default only public ones. Checked after
+   * DNS resolution, on the address connected to.
+   */
+  destinations?: DestinationPolicy;
+  /**
+   * The fetch implementation; by default one enforcing `destinations` at connect time. A
+   * fetch given here bypasses that check (the secret binding still holds).
+   */
+  fetch?: OutboundFetch;
   /** Limit on response body bytes; 10 MiB ({@link MAX_RESPONSE_BYTES}) by default. */
   maxResponseBytes?: number;
 }
@@ -51,7 +62,9 @@ function timeoutSeconds(step: HttpStep): number {
  * `url`, `headers`, `query_params` and `body` are rendered as templates against `scope` and
  * `options.secrets`. Any 1xx–4xx response is `ok: true` (a decline is routed on, not
  * retried); 3xx redirects are not followed, so headers carrying secrets never reach another
- * host — the workflow sees the 3xx and its `location` header. A 5xx, a timeout
+ * host — the workflow sees the 3xx and its `location` header. Before anything is sent, every
+ * secret used must declare the destination host (`SECRET_DESTINATION_REFUSED`), and the
+ * address connected to must be allowed by `options.destinations` (`HTTP_DESTINATION_REFUSED`). A 5xx, a timeout
  * (`http_config.timeout` seconds, covering the body too) and network failures are `ok: false`
  * and retryable; template, URL and request errors and oversized bodies are not.
  *
@@ -75,6 +88,7 @@ export async function attemptHttpStep(
   let request: PreparedRequest;
   try {
     request = prepareRequest(step, { ...scope, secrets: options.secrets }, redactor);
+    checkSecretDestinations(request.secretNames, request.url, options.secrets);
   } catch (error) {
     if (error instanceof HttpStepError) return fail(error);
     throw error;
@@ -85,7 +99,8 @@ export async function attemptHttpStep(
   const signal =
     options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   try {
-    const fetchImpl = options.fetch ?? globalThis.fetch;
+    const fetchImpl =
+      options.fetch ?? guardedFetch(options.destinations ?? new DestinationPolicy());
     const response = await fetchImpl(request.url, {
       method: request.method,
       headers: request.headers,

@@ -15,6 +15,8 @@ export const HTTP_STEP_ERROR_CODES = [
   'HTTP_ABORTED',
   'HTTP_SERVER_ERROR',
   'HTTP_RESPONSE_TOO_LARGE',
+  'HTTP_DESTINATION_REFUSED',
+  'SECRET_DESTINATION_REFUSED',
 ] as const;
 /** One of {@link HTTP_STEP_ERROR_CODES}. */
 export type HttpStepErrorCode = (typeof HTTP_STEP_ERROR_CODES)[number];
@@ -28,6 +30,8 @@ const RETRYABLE: Readonly<Record<HttpStepErrorCode, boolean>> = {
   HTTP_ABORTED: true,
   HTTP_SERVER_ERROR: true,
   HTTP_RESPONSE_TOO_LARGE: false,
+  HTTP_DESTINATION_REFUSED: false,
+  SECRET_DESTINATION_REFUSED: false,
 };
 
 /**
@@ -41,6 +45,11 @@ const RETRYABLE: Readonly<Record<HttpStepErrorCode, boolean>> = {
  * - `HTTP_ABORTED` (yes): the caller's signal aborted the attempt (e.g. shutdown).
  * - `HTTP_SERVER_ERROR` (yes): a 5xx; `details` hold `status_code` and `body_preview`.
  * - `HTTP_RESPONSE_TOO_LARGE` (no): the response body exceeded the read limit.
+ * - `HTTP_DESTINATION_REFUSED` (no): the host is, or resolves to, a loopback, link-local,
+ *   private or otherwise non-public address the operator did not allow, or this machine's
+ *   own local API; nothing was sent.
+ * - `SECRET_DESTINATION_REFUSED` (no): the request uses a secret whose declared hosts do not
+ *   include the destination; `details` name the secret and the host. Nothing was sent.
  *
  * Messages, details and `cause` never contain secret values (they are replaced by
  * `[REDACTED]`) nor request headers.

@@ -11,3 +11,19 @@ export { MAX_RESPONSE_BYTES } from './body.js';
 export { HTTP_STEP_ERROR_CODES, HttpStepError, type HttpStepErrorCode } from './errors.js';
 export { REDACTED } from './redact.js';
 export { HTTP_RESPONSE_FIELDS } from './response.js';
+export {
+  ALLOW_PRIVATE_ENV,
+  destinationOptionsFromEnv,
+  DestinationPolicy,
+  DestinationRefusedError,
+  type DestinationPolicyOptions,
+} from './destinationPolicy.js';
+export { guardedFetch, type OutboundFetch, type OutboundInit } from './guardedFetch.js';
+export {
+  parsePrivateNetworkList,
+  PRIVATE_NETWORK_GROUPS,
+  privateNetworkOf,
+  type PrivateNetworkGroup,
+} from './privateNetworks.js';
+export { checkSecretDestinations, hostPatternAllows } from './secretDestinations.js';
+export { refusalIn } from './transportError.js';

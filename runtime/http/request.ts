@@ -21,6 +21,8 @@ export interface PreparedRequest {
   method: string;
   headers: Headers;
   body: string | undefined;
+  /** Names of the secrets the rendering used: the request may only go where all of them may. */
+  secretNames: string[];
 }
 
 /** What templates may reference. */
@@ -33,11 +35,18 @@ export interface RequestScope {
 /** Methods that never carry a body, even when `http_config.body` is given. */
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'DELETE']);
 
-function render(value: unknown, scope: RequestScope, path: string, redactor: Redactor): unknown {
+function render(
+  value: unknown,
+  scope: RequestScope,
+  path: string,
+  redactor: Redactor,
+  names: Set<string>,
+): unknown {
   try {
-    const { value: rendered, secretsUsed } = renderTemplateWithSecrets(value, scope, { path });
-    redactor.add(secretsUsed);
-    return rendered;
+    const rendered = renderTemplateWithSecrets(value, scope, { path });
+    redactor.add(rendered.secretsUsed);
+    for (const name of rendered.secretNames) names.add(name);
+    return rendered.value;
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     throw new HttpStepError('HTTP_TEMPLATE', redactor.text(error.message), {
@@ -102,17 +111,20 @@ export function prepareRequest(
   redactor: Redactor,
 ): PreparedRequest {
   const config = step.http_config;
-  const url = parseStepUrl(render(config.url, scope, 'http_config.url', redactor), redactor);
+  const names = new Set<string>();
+  const url = parseStepUrl(render(config.url, scope, 'http_config.url', redactor, names), redactor);
   const rendered = {
-    headers: asObject(render(config.headers ?? {}, scope, 'http_config.headers', redactor)),
-    query: asObject(render(config.query_params ?? {}, scope, 'http_config.query_params', redactor)),
+    headers: asObject(render(config.headers ?? {}, scope, 'http_config.headers', redactor, names)),
+    query: asObject(
+      render(config.query_params ?? {}, scope, 'http_config.query_params', redactor, names),
+    ),
     body:
       config.body === undefined || BODYLESS_METHODS.has(config.method)
         ? undefined
-        : render(config.body, scope, 'http_config.body', redactor),
+        : render(config.body, scope, 'http_config.body', redactor, names),
   };
   appendQueryParams(url, rendered.query);
   const headers = buildHeaders(rendered.headers);
   const body = rendered.body === undefined ? undefined : buildBody(rendered.body, headers);
-  return { url, method: config.method, headers, body };
+  return { url, method: config.method, headers, body, secretNames: [...names] };
 }

@@ -4,6 +4,7 @@
  * `cause`, or the abort reason). Which signal fired decides between a timeout and a caller
  * abort; everything else is the network, which a later attempt may find healthy again.
  */
+import { DestinationRefusedError } from './destinationPolicy.js';
 import { HttpStepError } from './errors.js';
 import type { Redactor } from './redact.js';
 
@@ -34,6 +35,16 @@ function rootCause(error: unknown): { code?: string; message: string } {
   return typeof code === 'string' ? { code, message } : { message };
 }
 
+/** The destination policy's refusal in `error` or its causes, if that is why it failed. */
+export function refusalIn(error: unknown): DestinationRefusedError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof DestinationRefusedError) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 /** The {@link HttpStepError} for an error thrown by fetch or while reading the body. */
 export function transportError(error: unknown, context: TransportContext): HttpStepError {
   const { target, signal, timeout, redactor } = context;
@@ -47,6 +58,13 @@ export function transportError(error: unknown, context: TransportContext): HttpS
       );
     }
     return new HttpStepError('HTTP_ABORTED', `${target} was aborted by the caller`, { cause });
+  }
+  const refused = refusalIn(error);
+  if (refused !== undefined) {
+    return new HttpStepError('HTTP_DESTINATION_REFUSED', `${target} refused: ${refused.message}`, {
+      cause,
+      details: refused.details,
+    });
   }
   const root = rootCause(error);
   return new HttpStepError('HTTP_UNREACHABLE', `${target} failed: ${redactor.text(root.message)}`, {

@@ -21,4 +21,12 @@ export {
   type RenderedTemplate,
   type RenderTemplateOptions,
 } from './render.js';
-export { envSecrets, mapSecrets, SECRET_ENV_PREFIX, type SecretProvider } from './secrets.js';
+export {
+  envSecrets,
+  mapSecrets,
+  parseSecretHosts,
+  SECRET_ENV_PREFIX,
+  SECRET_HOSTS_ENV_SUFFIX,
+  type BoundSecret,
+  type SecretProvider,
+} from './secrets.js';

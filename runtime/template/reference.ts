@@ -59,7 +59,8 @@ export function parseReference(source: string, keyPath: string): TemplateReferen
 }
 
 /**
- * The value `reference` names in `scope`; secret values read are added to `secretsUsed`.
+ * The value `reference` names in `scope`; secret values read are added to `secretsUsed`, and
+ * their names to `secretNames` (which decide where the rendered text may be sent).
  * Throws {@link TemplateError} `TEMPLATE_UNRESOLVED` when it resolves to `undefined`.
  */
 export function resolveReference(
@@ -67,6 +68,7 @@ export function resolveReference(
   scope: TemplateScope,
   keyPath: string,
   secretsUsed: Set<string>,
+  secretNames?: Set<string>,
 ): unknown {
   const { root, segments, source } = reference;
   if (root === 'secrets') {
@@ -84,6 +86,7 @@ export function resolveReference(
       );
     }
     if (value !== '') secretsUsed.add(value);
+    secretNames?.add(name);
     return value;
   }
   const value = resolvePath(root === 'state' ? scope.state : scope.context, segments);

@@ -19,6 +19,8 @@ export interface RenderedTemplate {
   value: unknown;
   /** Distinct non-empty secret values inserted, for redaction from logs and errors. */
   secretsUsed: string[];
+  /** Distinct names of the secrets referenced, e.g. `['ACQUIRER_TOKEN']`. */
+  secretNames: string[];
 }
 
 function copy(value: unknown): unknown {
@@ -50,22 +52,23 @@ export function renderTemplateWithSecrets(
   options: RenderTemplateOptions = {},
 ): RenderedTemplate {
   const secretsUsed = new Set<string>();
+  const secretNames = new Set<string>();
   const rendered = mapStrings(value, options.path ?? '', (text, keyPath) => {
     if (!text.includes('{{')) return text;
     const parts = scanTemplate(text, keyPath);
     const [only] = parts;
     if (parts.length === 1 && typeof only === 'object') {
-      return copy(resolveReference(only, scope, keyPath, secretsUsed));
+      return copy(resolveReference(only, scope, keyPath, secretsUsed, secretNames));
     }
     return parts
       .map((part) =>
         typeof part === 'string'
           ? part
-          : interpolate(resolveReference(part, scope, keyPath, secretsUsed)),
+          : interpolate(resolveReference(part, scope, keyPath, secretsUsed, secretNames)),
       )
       .join('');
   });
-  return { value: rendered, secretsUsed: [...secretsUsed] };
+  return { value: rendered, secretsUsed: [...secretsUsed], secretNames: [...secretNames] };
 }
 
 /** Render every string inside `value`; see {@link renderTemplateWithSecrets}. */

@@ -65,7 +65,10 @@ function agentOf(device: HostDevice): EdgeAgent {
     stepsRoot: spec.exampleDir,
     workflowDirs: [spec.exampleDir],
     cloudPublicKeyPem: spec.publicKeyPem,
-    secrets: mapSecrets({ ACQUIRER_TOKEN: 'chaos-acquirer-token' }),
+    secrets: mapSecrets({
+      ACQUIRER_TOKEN: { value: 'chaos-acquirer-token', hosts: ['127.0.0.1'] },
+    }),
+    outbound: { allowedPrivateNetworks: ['loopback'] },
     wasm: { threads: wasmThreads },
     // minutes of a real terminal's life in seconds: quick retries, a short upload jitter
     maxBackoffMs: 3_000,

@@ -59,6 +59,8 @@ export async function createChaosCloud(setup: CloudSetup): Promise<ChaosCloud> {
     ...process.env,
     SAFFRON_KEYS_DIR: keysDir,
     WASM_STORAGE_DIR: join(setup.dir, 'wasm'),
+    // the run's webhook receiver listens on loopback
+    SAFFRON_HTTP_ALLOW_PRIVATE: 'loopback',
   };
   const common = [
     '--db',

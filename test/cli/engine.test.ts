@@ -26,6 +26,12 @@ const dir = mkdtempSync(join(tmpdir(), 'saffron-engine-'));
 const db = join(dir, 'engine.db');
 
 /** `saffron …args --db <the test's SQLite file>` in the temp folder. */
+/** The fake acquirer is on loopback: allowed, and the token bound to it, as its operator would. */
+const ACQUIRER_ON_LOOPBACK = {
+  SAFFRON_HTTP_ALLOW_PRIVATE: 'loopback',
+  SAFFRON_SECRET_ACQUIRER_TOKEN_HOSTS: '127.0.0.1',
+};
+
 function saffron(args: string[], env: NodeJS.ProcessEnv = {}) {
   return runCli([...args, '--db', db], { cwd: dir, env });
 }
@@ -149,6 +155,7 @@ describe('saffron run: the payment example online', () => {
     const data = payment(12000, { online: true, acquirer_url: origin, terminal_id: 'T1' });
     const run = await saffron(['run', paymentYaml, '--data', data, '--json'], {
       SAFFRON_SECRET_ACQUIRER_TOKEN: 'tok-from-env',
+      ...ACQUIRER_ON_LOOPBACK,
     });
     expect(run.code, run.stderr).toBe(0);
     expect(workflowOf(run).state).toMatchObject({
@@ -166,6 +173,7 @@ describe('saffron run: the payment example online', () => {
     });
     const run = await saffron(['run', paymentYaml, '--data', data, '--json'], {
       SAFFRON_SECRET_ACQUIRER_TOKEN: 'tok-from-env',
+      ...ACQUIRER_ON_LOOPBACK,
     });
     expect(run.code).toBe(1);
     const wf = workflowOf(run);

@@ -133,7 +133,13 @@ describe.runIf(databaseUrl)('edge agent end to end (cloud + agent processes)', (
         '--log-level',
         'info',
       ],
-      { env: { SAFFRON_SECRET_ACQUIRER_TOKEN: 'acq-test-token' }, cwd: dir },
+      {
+        env: {
+          SAFFRON_SECRET_ACQUIRER_TOKEN: 'acq-test-token',
+          SAFFRON_SECRET_ACQUIRER_TOKEN_HOSTS: '127.0.0.1',
+        },
+        cwd: dir,
+      },
     );
     return agent;
   };

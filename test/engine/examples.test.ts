@@ -58,7 +58,8 @@ for (const dialect of dialects) {
       pay = createRuntime({
         store: handle.store,
         stepsRoot: payments,
-        secrets: mapSecrets({ ACQUIRER_TOKEN: 'acq-token-123' }),
+        secrets: mapSecrets({ ACQUIRER_TOKEN: { value: 'acq-token-123', hosts: ['127.0.0.1'] } }),
+        outbound: { allowedPrivateNetworks: ['loopback'] },
       });
       await pay.registry.registerDirectory(payments);
       loan = createRuntime({ store: handle.store, stepsRoot: loans });

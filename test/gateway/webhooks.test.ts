@@ -305,6 +305,7 @@ for (const dialect of CLOUD_DIALECTS) {
           store: gw.handle.store,
           keys: gw.keys,
           routes: [webhookRoutes(FAST)],
+          outbound: { allowedPrivateNetworks: ['loopback'] },
         });
         const r = await receiver();
         const hook = await register(r.url, { event_types: ['config.published'] });

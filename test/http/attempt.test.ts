@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConfig, HttpStep } from '../../runtime/definition/index.js';
 import {
   attemptHttpStep,
+  DestinationPolicy,
   HttpStepError,
+  type HttpAttemptOptions,
   type HttpAttemptResult,
 } from '../../runtime/http/index.js';
 import { SaffronError } from '../../runtime/errors.js';
@@ -10,6 +12,17 @@ import { mapSecrets } from '../../runtime/template/index.js';
 import { closedPort, sendJson, startServer, type TestServer } from './server.js';
 
 const TOKEN = 'tok_live_9f8e7d6c5b4a';
+
+// The fake upstreams listen on loopback: allowed here as the operator of a test bench would.
+const LOOPBACK = new DestinationPolicy({ allowedPrivateNetworks: ['loopback'] });
+
+function attempt(
+  step: HttpStep,
+  scope: Parameters<typeof attemptHttpStep>[1],
+  options: HttpAttemptOptions = {},
+): Promise<HttpAttemptResult> {
+  return attemptHttpStep(step, scope, { destinations: LOOPBACK, ...options });
+}
 
 function httpStep(config: Partial<HttpConfig>, extra: Partial<HttpStep> = {}): HttpStep {
   return {
@@ -127,10 +140,10 @@ describe('attemptHttpStep: request rendering', () => {
       },
     });
     const result = success(
-      await attemptHttpStep(
+      await attempt(
         step,
         { state, context: { workflowId: 'wf-1' } },
-        { secrets: mapSecrets({ API_TOKEN: TOKEN }) },
+        { secrets: mapSecrets({ API_TOKEN: { value: TOKEN, hosts: ['127.0.0.1'] } }) },
       ),
     );
     const received = server.received.at(-1)!;
@@ -158,7 +171,7 @@ describe('attemptHttpStep: request rendering', () => {
       headers: { 'Content-Type': 'application/vnd.acquirer+json' },
       body: { ignored: true },
     });
-    success(await attemptHttpStep(step, { state }));
+    success(await attempt(step, { state }));
     const received = server.received.at(-1)!;
     expect(received.method).toBe('GET');
     expect(received.body).toBe('');
@@ -170,7 +183,7 @@ describe('attemptHttpStep: request rendering', () => {
       headers: { 'content-type': 'application/vnd.acquirer+json' },
       body: { a: 1 },
     });
-    success(await attemptHttpStep(put, { state }));
+    success(await attempt(put, { state }));
     expect(server.received.at(-1)!.headers['content-type']).toBe('application/vnd.acquirer+json');
     expect(server.received.at(-1)!.body).toBe('{"a":1}');
   });
@@ -178,7 +191,7 @@ describe('attemptHttpStep: request rendering', () => {
   it('fails with HTTP_TEMPLATE, naming the key path, when a state key is missing', async () => {
     const before = server.received.length;
     const step = httpStep({ headers: { 'X-Terminal': '{{ state.terminal.id }}' } });
-    const result = failure(await attemptHttpStep(step, { state }));
+    const result = failure(await attempt(step, { state }));
     expect(result.error.code).toBe('HTTP_TEMPLATE');
     expect(result.retryable).toBe(false);
     expect(result.error.message).toContain('state.terminal.id');
@@ -188,16 +201,14 @@ describe('attemptHttpStep: request rendering', () => {
 
   it('fails with HTTP_TEMPLATE when a secret is not set', async () => {
     const step = httpStep({ headers: { Authorization: 'Bearer {{ secrets.MISSING }}' } });
-    const result = failure(await attemptHttpStep(step, { state }, { secrets: mapSecrets({}) }));
+    const result = failure(await attempt(step, { state }, { secrets: mapSecrets({}) }));
     expect(result.error.code).toBe('HTTP_TEMPLATE');
     expect(result.error.message).toContain('MISSING');
   });
 
   it('fails with HTTP_INVALID_REQUEST for a header value that cannot be sent, without quoting it', async () => {
     const step = httpStep({ headers: { 'X-Note': '{{ note }}' } });
-    const result = failure(
-      await attemptHttpStep(step, { state: { ...state, note: 'a\r\nInjected: 1' } }),
-    );
+    const result = failure(await attempt(step, { state: { ...state, note: 'a\r\nInjected: 1' } }));
     expect(result.error.code).toBe('HTTP_INVALID_REQUEST');
     expect(result.retryable).toBe(false);
     expect(errorText(result.error)).not.toContain('Injected');
@@ -215,21 +226,25 @@ describe('attemptHttpStep: URLs', () => {
 
   for (const [what, url] of invalid) {
     it(`rejects ${what} with HTTP_INVALID_URL, not retryable`, async () => {
-      const result = failure(await attemptHttpStep(httpStep({ url }), { state }));
+      const result = failure(await attempt(httpStep({ url }), { state }));
       expect(result.error.code).toBe('HTTP_INVALID_URL');
       expect(result.retryable).toBe(false);
     });
   }
 
   it('rejects a template that renders to a non-string', async () => {
-    const result = failure(await attemptHttpStep(httpStep({ url: '{{ amount }}' }), { state }));
+    const result = failure(await attempt(httpStep({ url: '{{ amount }}' }), { state }));
     expect(result.error.code).toBe('HTTP_INVALID_URL');
   });
 
   it('does not quote a secret from an invalid URL', async () => {
     const step = httpStep({ url: 'hxxp://{{ secrets.API_TOKEN }} broken' });
     const result = failure(
-      await attemptHttpStep(step, { state }, { secrets: mapSecrets({ API_TOKEN: TOKEN }) }),
+      await attempt(
+        step,
+        { state },
+        { secrets: mapSecrets({ API_TOKEN: { value: TOKEN, hosts: ['127.0.0.1'] } }) },
+      ),
     );
     expect(result.error.code).toBe('HTTP_INVALID_URL');
     expect(errorText(result.error)).not.toContain(TOKEN);
@@ -239,7 +254,7 @@ describe('attemptHttpStep: URLs', () => {
 
 describe('attemptHttpStep: responses', () => {
   it('parses JSON bodies and lower-cases header names', async () => {
-    const result = success(await attemptHttpStep(httpStep({ url: '{{ base }}/json' }), { state }));
+    const result = success(await attempt(httpStep({ url: '{{ base }}/json' }), { state }));
     expect(result.output.status_code).toBe(200);
     expect(result.output.body).toEqual({ approved: true, code: '00' });
     const headers = result.output.headers as Record<string, string>;
@@ -249,36 +264,30 @@ describe('attemptHttpStep: responses', () => {
   });
 
   it('parses +json media types and falls back to text for JSON that does not parse', async () => {
-    const problem = success(
-      await attemptHttpStep(httpStep({ url: '{{ base }}/problem' }), { state }),
-    );
+    const problem = success(await attempt(httpStep({ url: '{{ base }}/problem' }), { state }));
     expect(problem.output.body).toEqual({ title: 'bad' });
-    const broken = success(
-      await attemptHttpStep(httpStep({ url: '{{ base }}/broken-json' }), { state }),
-    );
+    const broken = success(await attempt(httpStep({ url: '{{ base }}/broken-json' }), { state }));
     expect(broken.output.body).toBe('{"approved":');
   });
 
   it('keeps text bodies as text', async () => {
-    const result = success(await attemptHttpStep(httpStep({ url: '{{ base }}/text' }), { state }));
+    const result = success(await attempt(httpStep({ url: '{{ base }}/text' }), { state }));
     expect(result.output.body).toBe('OK 00');
   });
 
   it('keeps only the fields named in includes, ignoring unknown names', async () => {
     const both = success(
-      await attemptHttpStep(httpStep({}, { includes: ['body', 'status_code'] }), { state }),
+      await attempt(httpStep({}, { includes: ['body', 'status_code'] }), { state }),
     );
     expect(both.output).toEqual({ status_code: 200, body: { approved: true, code: '00' } });
     const headersOnly = success(
-      await attemptHttpStep(httpStep({}, { includes: ['headers', 'latency'] }), { state }),
+      await attempt(httpStep({}, { includes: ['headers', 'latency'] }), { state }),
     );
     expect(Object.keys(headersOnly.output)).toEqual(['headers']);
   });
 
   it('treats a 4xx decline as a response, not an error', async () => {
-    const result = success(
-      await attemptHttpStep(httpStep({ url: '{{ base }}/decline' }), { state }),
-    );
+    const result = success(await attempt(httpStep({ url: '{{ base }}/decline' }), { state }));
     expect(result.statusCode).toBe(402);
     expect(result.output).toMatchObject({
       status_code: 402,
@@ -288,18 +297,14 @@ describe('attemptHttpStep: responses', () => {
 
   it('does not follow redirects: the 3xx and its location are the response', async () => {
     const before = server.received.length;
-    const result = success(
-      await attemptHttpStep(httpStep({ url: '{{ base }}/redirect' }), { state }),
-    );
+    const result = success(await attempt(httpStep({ url: '{{ base }}/redirect' }), { state }));
     expect(result.statusCode).toBe(302);
     expect((result.output.headers as Record<string, string>).location).toBe('/echo');
     expect(server.received.length).toBe(before + 1);
   });
 
   it('returns a retryable HTTP_SERVER_ERROR with the status and a body preview for a 5xx', async () => {
-    const result = failure(
-      await attemptHttpStep(httpStep({ url: '{{ base }}/unavailable' }), { state }),
-    );
+    const result = failure(await attempt(httpStep({ url: '{{ base }}/unavailable' }), { state }));
     expect(result.error.code).toBe('HTTP_SERVER_ERROR');
     expect(result.retryable).toBe(true);
     expect(result.error.details).toEqual({
@@ -310,9 +315,7 @@ describe('attemptHttpStep: responses', () => {
   });
 
   it('truncates the preview of a long 5xx body', async () => {
-    const result = failure(
-      await attemptHttpStep(httpStep({ url: '{{ base }}/long-error' }), { state }),
-    );
+    const result = failure(await attempt(httpStep({ url: '{{ base }}/long-error' }), { state }));
     const preview = result.error.details.body_preview as string;
     expect(preview.length).toBeLessThanOrEqual(513);
     expect(preview.endsWith('…')).toBe(true);
@@ -320,34 +323,22 @@ describe('attemptHttpStep: responses', () => {
 
   it('fails with HTTP_RESPONSE_TOO_LARGE past the limit', async () => {
     const small = failure(
-      await attemptHttpStep(
-        httpStep({ url: '{{ base }}/big' }),
-        { state },
-        { maxResponseBytes: 2000 },
-      ),
+      await attempt(httpStep({ url: '{{ base }}/big' }), { state }, { maxResponseBytes: 2000 }),
     );
     expect(small.error.code).toBe('HTTP_RESPONSE_TOO_LARGE');
     expect(small.retryable).toBe(false);
     const declared = failure(
-      await attemptHttpStep(
-        httpStep({ url: '{{ base }}/json' }),
-        { state },
-        { maxResponseBytes: 10 },
-      ),
+      await attempt(httpStep({ url: '{{ base }}/json' }), { state }, { maxResponseBytes: 10 }),
     );
     expect(declared.error.code).toBe('HTTP_RESPONSE_TOO_LARGE');
     const fits = success(
-      await attemptHttpStep(
-        httpStep({ url: '{{ base }}/big' }),
-        { state },
-        { maxResponseBytes: 3000 },
-      ),
+      await attempt(httpStep({ url: '{{ base }}/big' }), { state }, { maxResponseBytes: 3000 }),
     );
     expect((fits.output.body as string).length).toBe(3000);
   });
 
   it('limits bodies to 10 MiB by default', async () => {
-    const result = failure(await attemptHttpStep(httpStep({ url: '{{ base }}/huge' }), { state }));
+    const result = failure(await attempt(httpStep({ url: '{{ base }}/huge' }), { state }));
     expect(result.error.code).toBe('HTTP_RESPONSE_TOO_LARGE');
   });
 });
@@ -355,7 +346,7 @@ describe('attemptHttpStep: responses', () => {
 describe('attemptHttpStep: transport failures', () => {
   it('times out after http_config.timeout seconds with a retryable HTTP_TIMEOUT', async () => {
     const result = failure(
-      await attemptHttpStep(httpStep({ url: '{{ base }}/slow', timeout: 1 }), { state }),
+      await attempt(httpStep({ url: '{{ base }}/slow', timeout: 1 }), { state }),
     );
     expect(result.error.code).toBe('HTTP_TIMEOUT');
     expect(result.retryable).toBe(true);
@@ -365,7 +356,7 @@ describe('attemptHttpStep: transport failures', () => {
 
   it('reports a caller abort as HTTP_ABORTED', async () => {
     const controller = new AbortController();
-    const pending = attemptHttpStep(
+    const pending = attempt(
       httpStep({ url: '{{ base }}/slow' }),
       { state },
       {
@@ -380,7 +371,7 @@ describe('attemptHttpStep: transport failures', () => {
   it('reports a closed port as a retryable HTTP_UNREACHABLE', async () => {
     const port = await closedPort();
     const result = failure(
-      await attemptHttpStep(httpStep({ url: `http://127.0.0.1:${port}/auth` }), { state }),
+      await attempt(httpStep({ url: `http://127.0.0.1:${port}/auth` }), { state }),
     );
     expect(result.error.code).toBe('HTTP_UNREACHABLE');
     expect(result.retryable).toBe(true);
@@ -394,7 +385,7 @@ describe('attemptHttpStep: transport failures', () => {
       return Promise.reject(new TypeError('fetch failed', { cause: new Error('socket hang up') }));
     };
     const result = failure(
-      await attemptHttpStep(
+      await attempt(
         httpStep({ url: 'https://acquirer.example/auth' }),
         { state },
         {
@@ -409,7 +400,7 @@ describe('attemptHttpStep: transport failures', () => {
 });
 
 describe('attemptHttpStep: secrets', () => {
-  const secrets = mapSecrets({ API_TOKEN: TOKEN });
+  const secrets = mapSecrets({ API_TOKEN: { value: TOKEN, hosts: ['127.0.0.1'] } });
 
   it('never shows a secret in a 5xx error, even when the server echoes the request', async () => {
     const step = httpStep({
@@ -418,7 +409,7 @@ describe('attemptHttpStep: secrets', () => {
       headers: { Authorization: 'Bearer {{ secrets.API_TOKEN }}' },
       body: { token: '{{ secrets.API_TOKEN }}' },
     });
-    const result = failure(await attemptHttpStep(step, { state }, { secrets }));
+    const result = failure(await attempt(step, { state }, { secrets }));
     // The server did receive the secret, so the redaction below is what keeps it out.
     expect(server.received.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(result.error.code).toBe('HTTP_SERVER_ERROR');
@@ -434,7 +425,7 @@ describe('attemptHttpStep: secrets', () => {
       headers: { Authorization: 'Bearer {{ secrets.API_TOKEN }}' },
       body: { token: '{{ secrets.API_TOKEN }}' },
     });
-    const result = success(await attemptHttpStep(step, { state }, { secrets }));
+    const result = success(await attempt(step, { state }, { secrets }));
     expect(JSON.stringify(result.output)).not.toContain(TOKEN);
     const echoed = result.output.body as { headers: Record<string, string>; body: string };
     expect(echoed.headers.authorization).toBe('Bearer [REDACTED]');
@@ -444,7 +435,7 @@ describe('attemptHttpStep: secrets', () => {
   it('never shows a secret when the host is unreachable', async () => {
     const port = await closedPort();
     const step = httpStep({ url: `http://127.0.0.1:${port}/{{ secrets.API_TOKEN }}` });
-    const result = failure(await attemptHttpStep(step, { state }, { secrets }));
+    const result = failure(await attempt(step, { state }, { secrets }));
     expect(result.error.code).toBe('HTTP_UNREACHABLE');
     expect(errorText(result.error)).not.toContain(TOKEN);
   });

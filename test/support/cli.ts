@@ -37,7 +37,7 @@ export function serveCloud(env: NodeJS.ProcessEnv, cwd: string) {
     process.execPath,
     [CLI_LAUNCHER, 'cloud', 'serve', '--port', '0', '--no-worker'],
     {
-      env: { ...process.env, ...env },
+      env: { ...process.env, SAFFRON_HTTP_ALLOW_PRIVATE: 'loopback', ...env },
       cwd,
       stdio: ['ignore', 'pipe', 'ignore'],
     },

@@ -29,7 +29,8 @@ export function startSaffron(
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<SaffronProcess> {
   const child = spawn(process.execPath, [launcher, ...args], {
-    env: { ...process.env, ...options.env },
+    // fake upstreams of the tests listen on loopback
+    env: { ...process.env, SAFFRON_HTTP_ALLOW_PRIVATE: 'loopback', ...options.env },
     cwd: options.cwd ?? process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -46,7 +46,9 @@ export function engineFor(handle: TestStore, options: Partial<RuntimeOptions> = 
     store: handle.store,
     stepsRoot: ENGINE_STEPS,
     clock: fakeClock(),
-    secrets: mapSecrets({ API_TOKEN: 's3cr3t-token' }),
+    // test upstreams listen on loopback: allowed, and the token bound to it
+    secrets: mapSecrets({ API_TOKEN: { value: 's3cr3t-token', hosts: ['127.0.0.1'] } }),
+    outbound: { allowedPrivateNetworks: ['loopback'] },
     onBackgroundError: (error) => {
       throw error;
     },

@@ -54,6 +54,8 @@ export async function startTestGateway(
     store: handle.store,
     keys,
     wasmStorageDir: mkdtempSync(join(tmpdir(), 'saffron-wasm-')),
+    // webhook receivers and fake upstreams of the tests listen on loopback
+    outbound: { allowedPrivateNetworks: ['loopback'] },
     ...options,
   });
   const url = await gateway.listen(0);

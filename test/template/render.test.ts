@@ -189,7 +189,7 @@ describe('renderTemplate: syntax errors', () => {
 
 describe('renderTemplateWithSecrets', () => {
   it('reports the distinct non-empty secret values used', () => {
-    const { value, secretsUsed } = renderTemplateWithSecrets(
+    const { value, secretsUsed, secretNames } = renderTemplateWithSecrets(
       {
         a: 'Bearer {{ secrets.API_TOKEN }}',
         b: ['{{ secrets.API_TOKEN }}', '{{ secrets.OTHER }}', '{{ secrets.EMPTY }}'],
@@ -198,12 +198,14 @@ describe('renderTemplateWithSecrets', () => {
     );
     expect(value).toEqual({ a: 'Bearer s3cr3t', b: ['s3cr3t', 'other-value', ''] });
     expect(secretsUsed).toEqual(['s3cr3t', 'other-value']);
+    expect(secretNames).toEqual(['API_TOKEN', 'OTHER', 'EMPTY']);
   });
 
   it('reports no secrets when none are referenced', () => {
     expect(renderTemplateWithSecrets('{{ name }}', scope)).toEqual({
       value: 'Ada',
       secretsUsed: [],
+      secretNames: [],
     });
   });
 });

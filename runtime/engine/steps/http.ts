@@ -13,7 +13,7 @@ export async function executeHttp(step: HttpStep, run: StepRun): Promise<StepRes
   const result = await attemptHttpStep(
     step,
     { state: run.state, context: contextScope(run.context) },
-    { secrets: run.secrets, signal: run.context.signal },
+    { secrets: run.secrets, destinations: run.destinations, signal: run.context.signal },
   );
   if (result.ok) {
     run.context.log.info(`${step.http_config.method} answered ${result.statusCode}`, {
