@@ -3,7 +3,8 @@
  * device, a batch, a broadcast, a template application, a schedule run): its version and
  * payload schema (commandVersions.ts), then the authorization policies that cover it for
  * each target device (policies.ts) — the requester must hold every required role, and the
- * strictest approval terms among them say whether it is held for approval: the caller then
+ * strictest approval terms among them (leaving out the policies that exempt a role the
+ * requester holds) say whether it is held for approval: the caller then
  * writes the approval instead of what was asked for (heldCommands.ts for a command to one
  * device, heldFleetOperations.ts for a batch or a broadcast).
  *
@@ -13,6 +14,7 @@
 import {
   listPolicyDevices,
   readCommandRules,
+  type AuthorizationPolicyRecord,
   type PolicyDevice,
   type StoreHandle,
 } from '../../runtime/index.js';
@@ -30,8 +32,13 @@ import {
   isSystemRequester,
   loadRoleSet,
   type Requester,
+  type RoleContext,
   type RoleSet,
 } from './roles.js';
+
+/** Whether `roles` holds one of the roles `policy` exempts from its approval, in `context`. */
+const exempt = (roles: RoleSet, policy: AuthorizationPolicyRecord, context: RoleContext): boolean =>
+  policy.exemptRoles.some((role) => holdsRole(roles, role, context));
 
 /** What is being asked for. */
 export interface GateRequest {
@@ -55,7 +62,8 @@ export interface GateOutcome {
 /**
  * Check `request` by `requester` at `now`: 422 for versions and payloads, 403
  * ROLE_REQUIRED when a covering policy requires a role the requester lacks. A system
- * requester (a schedule run) is not checked for roles — its schedule was, when created.
+ * requester (a schedule run) is not checked for roles — its schedule was, when created —
+ * and is never exempt from approval: a run is a person's request made later.
  * `readRules` reads the versions and policies (a shared reader: sharedRuleReads.ts).
  */
 export async function gateCommands(
@@ -84,16 +92,19 @@ export async function gateCommands(
   for (const [i, command] of request.commands.entries()) {
     const subject = { commandType: command.command_type, risk: resolved[i]!.risk };
     for (const device of targets) {
+      const context = {
+        commandType: canonicalCommandType(command.command_type),
+        ...(device === 'any' ? {} : { deviceType: device.deviceType }),
+      };
       for (const policy of policies) {
         if (!policyCovers(policy, { ...subject, device })) continue;
         const terms = termsOf(policy);
-        if (terms) approval = stricter(approval, terms);
+        if (terms && policy.exemptRoles.length > 0 && !isSystemRequester(requester))
+          roles ??= await loadRoleSet(h, requester, now);
+        if (terms && !(roles && exempt(roles, policy, context)))
+          approval = stricter(approval, terms);
         if (policy.requiredRole === null || isSystemRequester(requester)) continue;
         roles ??= await loadRoleSet(h, requester, now);
-        const context = {
-          commandType: canonicalCommandType(command.command_type),
-          ...(device === 'any' ? {} : { deviceType: device.deviceType }),
-        };
         if (!holdsRole(roles, policy.requiredRole, context))
           throw new Problem(
             403,
