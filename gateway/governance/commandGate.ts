@@ -16,16 +16,19 @@ import {
   readCommandRules,
   type AuthorizationPolicyRecord,
   type PolicyDevice,
+  type RiskLevel,
   type StoreHandle,
 } from '../../runtime/index.js';
 import { Problem } from '../problem.js';
-import { canonicalCommandType } from './commandRisk.js';
+import { canonicalCommandType, defaultRisk } from './commandRisk.js';
 import {
+  currentVersion,
   resolveCommandVersions,
   type ResolvedCommand,
   type VersionedCommand,
 } from './commandVersions.js';
 import { policyCovers, stricter, termsOf, type ApprovalTerms } from './policies.js';
+import { isRiskLevel } from './riskLevel.js';
 import type { RuleReader } from './sharedRuleReads.js';
 import {
   holdsRole,
@@ -87,13 +90,42 @@ export async function gateCommands(
       : [...new Set(request.deviceIds)].map(
           (id) => devices.get(id) ?? { deviceId: id, deviceType: null, location: null },
         );
+  const subjects = request.commands.map((command, i) => ({
+    commandType: command.command_type,
+    risk: resolved[i]!.risk,
+    path: request.pathOf(i),
+  }));
+  const approval = await judge(h, policies, subjects, targets, requester, now);
+  return { resolved, devices, approval };
+}
+
+/** A command as the policies see it, and where it sits in the request. */
+interface Subject {
+  commandType: string;
+  risk: RiskLevel;
+  path: string;
+}
+
+/**
+ * Apply `policies` to every subject on every target: 403 ROLE_REQUIRED for a required role
+ * the requester lacks; the strictest approval terms of the covering policies that do not
+ * exempt the requester, or null.
+ */
+async function judge(
+  h: StoreHandle,
+  policies: readonly AuthorizationPolicyRecord[],
+  subjects: readonly Subject[],
+  targets: readonly (PolicyDevice | 'any')[],
+  requester: Requester,
+  now: Date,
+): Promise<ApprovalTerms | null> {
   let roles: RoleSet | undefined;
   let approval: ApprovalTerms | null = null;
-  for (const [i, command] of request.commands.entries()) {
-    const subject = { commandType: command.command_type, risk: resolved[i]!.risk };
+  for (const subject of subjects) {
+    const commandType = canonicalCommandType(subject.commandType);
     for (const device of targets) {
       const context = {
-        commandType: canonicalCommandType(command.command_type),
+        commandType,
         ...(device === 'any' ? {} : { deviceType: device.deviceType }),
       };
       for (const policy of policies) {
@@ -109,16 +141,49 @@ export async function gateCommands(
           throw new Problem(
             403,
             'ROLE_REQUIRED',
-            `policy ${policy.name} requires role '${policy.requiredRole}' for ${canonicalCommandType(command.command_type)}` +
+            `policy ${policy.name} requires role '${policy.requiredRole}' for ${commandType}` +
               (device === 'any' ? '' : ` on device ${device.deviceId}`),
-            {
-              policy: policy.name,
-              required_role: policy.requiredRole,
-              path: request.pathOf(i),
-            },
+            { policy: policy.name, required_role: policy.requiredRole, path: subject.path },
           );
       }
     }
   }
-  return { resolved, devices, approval };
+  return approval;
+}
+
+/** The command type a configuration push is judged as by the policies. */
+export const CONFIG_PUSH_COMMAND_TYPE = 'UPDATE_CONFIG';
+
+/**
+ * Judge publishing a configuration layer of `scope` / `scopeKey` by `requester` as an
+ * UPDATE_CONFIG command would be — it changes what the devices it reaches do, at their next
+ * poll, and may carry workflow definitions — at the current UPDATE_CONFIG version's risk: to
+ * the device for a device layer, to devices not known in advance for a fleet or device-type
+ * layer. 403 ROLE_REQUIRED as for commands; returns the push's risk and the approval terms
+ * (null: publish it now).
+ */
+export async function gateConfigPush(
+  h: StoreHandle,
+  layer: { scope: string; scopeKey: string },
+  requester: Requester,
+  now: Date,
+): Promise<{ risk: RiskLevel; approval: ApprovalTerms | null }> {
+  const { versions, policies } = await readCommandRules(h, [CONFIG_PUSH_COMMAND_TYPE]);
+  const level = currentVersion(
+    versions.filter((v) => v.commandType === CONFIG_PUSH_COMMAND_TYPE),
+  )?.riskLevel;
+  const risk = isRiskLevel(level) ? level : defaultRisk(CONFIG_PUSH_COMMAND_TYPE);
+  if (policies.length === 0) return { risk, approval: null };
+  const targets: (PolicyDevice | 'any')[] =
+    layer.scope === 'device'
+      ? [
+          (await listPolicyDevices(h, [layer.scopeKey]))[0] ?? {
+            deviceId: layer.scopeKey,
+            deviceType: null,
+            location: null,
+          },
+        ]
+      : ['any'];
+  const subject = { commandType: CONFIG_PUSH_COMMAND_TYPE, risk, path: '$' };
+  return { risk, approval: await judge(h, policies, [subject], targets, requester, now) };
 }

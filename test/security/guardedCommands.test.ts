@@ -6,14 +6,16 @@
  * connected device (a command sent afterwards is delivered first), its requester cannot
  * approve it, a second person sees it and rejects it; approved, it reaches the device. REBOOT,
  * SYNC_WASM and UPDATE_CONFIG — to one device, in a batch or in a broadcast — are held the
- * same way, an admin sends them directly, and an admin relaxes the default through the
+ * same way, and so is publishing a configuration layer (nothing is published until a second
+ * person approves); an admin sends them directly, and an admin relaxes the default through the
  * ordinary policy API, after which the operator's command goes through.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '../../gateway/index.js';
 import { testClock, type DeviceSocket } from '../support/device.js';
-import { json, onlineDevice } from '../support/fleet.js';
-import { startApprovalsGateway, type ApprovalsGateway } from '../support/approvals.js';
+import { governanceRoutes } from '../../gateway/routes/governance.js';
+import { registerConfigRoutes } from '../../gateway/routes/config.js';
+import { json, onlineDevice, startFleetGateway, type FleetGateway } from '../support/fleet.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
 type Json = Record<string, unknown>;
@@ -68,7 +70,7 @@ const dialect = CLOUD_DIALECTS[0]!;
 
 describe(`high-risk commands guarded by default (${dialect.name})`, () => {
   const clock = testClock();
-  let gw: ApprovalsGateway;
+  let gw: FleetGateway;
   let device: DeviceSocket;
   const tokens: Record<string, string> = {};
 
@@ -110,7 +112,10 @@ describe(`high-risk commands guarded by default (${dialect.name})`, () => {
     ).policies;
 
   beforeAll(async () => {
-    gw = await startApprovalsGateway(dialect, clock);
+    gw = await startFleetGateway(dialect, clock, [
+      governanceRoutes({ approvalSweepIntervalMs: 3_600_000 }),
+      registerConfigRoutes,
+    ]);
     for (const [name, role] of [
       ['mallory', 'operator'],
       ['olga', 'operator'],
@@ -244,6 +249,39 @@ describe(`high-risk commands guarded by default (${dialect.name})`, () => {
       expect(res.status, await res.clone().text()).toBe(201);
       expect((await nextPushed()).command_type).toBe(command.command_type);
     }
+  });
+
+  it("holds an operator's configuration layer publish: no version exists until a second person approves", async () => {
+    const put = (who: string, path: string, body: Json) =>
+      gw.asUser(tokens[who]!, path, { method: 'PUT', body: JSON.stringify(body) });
+    const layer = { store_and_forward: { max_unsent_amount_minor: 999_999_999, max_records: 1 } };
+    const approval = await held(
+      await put('mallory', '/api/v1/config/device/gc-1', layer),
+      'default-configuration-pushes',
+    );
+    expect(approval.request).toMatchObject({ kind: 'config_layer', scope: 'device' });
+    const current = () => gw.asUser(tokens.ada!, '/api/v1/config/device/gc-1');
+    expect((await current()).status).toBe(404);
+    expect(await code(await decide('mallory2', approval.approval_id, 'approve'), 403)).toBe(
+      'SELF_APPROVAL_FORBIDDEN',
+    );
+    expect((await current()).status).toBe(404);
+    const granted = await decide('olga', approval.approval_id, 'approve');
+    expect(granted.status, await granted.clone().text()).toBe(200);
+    const decided = await json<{ approval: Approval & { result: Json } }>(granted);
+    expect(decided.approval.status).toBe('EXECUTED');
+    const published = await current();
+    expect(published.status).toBe(200);
+    expect(await json(published)).toMatchObject({
+      version: 1,
+      config: layer,
+      created_by: 'mallory',
+      current: true,
+    });
+    expect(decided.approval.result).toMatchObject({ config_id: expect.any(String) as unknown });
+    // an admin publishes directly
+    const direct = await put('ada', '/api/v1/config/fleet/*', { config_poll_interval_seconds: 60 });
+    expect(direct.status, await direct.clone().text()).toBe(200);
   });
 
   it('lets an admin relax the default policy through the API, after which the operator goes through', async () => {
