@@ -14,6 +14,7 @@ import { migration as m0007 } from './0007_command_risk_levels.js';
 import { migration as m0008 } from './0008_task_claim_indexes.js';
 import { migration as m0009 } from './0009_metrics_name_index.js';
 import { migration as m0010 } from './0010_command_type_check.js';
+import { migration as m0011 } from './0011_default_command_policy.js';
 
 /** All migrations, oldest first. */
 export const migrations: readonly Migration[] = [
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   m0008,
   m0009,
   m0010,
+  m0011,
 ];

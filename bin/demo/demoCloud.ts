@@ -1,7 +1,9 @@
 /**
  * The demo's control plane: the same pieces `saffron cloud serve` runs (store with its
  * migrations, engine with a worker loop, gateway with the dashboard), in this process, on
- * embedded PGlite in the demo's folder, with an admin token for the dashboard and the API.
+ * embedded PGlite in the demo's folder, with an admin token for the dashboard and the API and
+ * an operator token for the rollouts (which the admin then approves: high-risk commands by a
+ * non-admin are held for a second person's approval out of the box).
  */
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -23,6 +25,8 @@ export interface DemoCloud {
   adminToken: string;
   /** fetch `path` as the admin; JSON bodies get their content type. */
   api(path: string, init?: RequestInit): Promise<Response>;
+  /** fetch `path` as the operator who asks for the rollouts; JSON bodies get their content type. */
+  operatorApi(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -72,20 +76,28 @@ export async function startDemoCloud(
     const url = await gateway.listen(listenPort, '127.0.0.1');
     if (listenPort !== port) io.stderr.write(`demo: port ${port} is taken, using ${url}\n`);
     const admin = await createApiToken(store, { name: 'demo operator', role: 'admin' });
-    return {
-      url,
-      store,
-      publicKeyPem: keys.publicKeyPem,
-      adminToken: admin.token,
-      api: (path, init = {}) =>
+    const operator = await createApiToken(store, {
+      name: 'demo release manager',
+      role: 'operator',
+    });
+    const as =
+      (token: string) =>
+      (path: string, init: RequestInit = {}) =>
         fetch(`${url}${path}`, {
           ...init,
           headers: {
             ...(typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}),
             ...(init.headers as Record<string, string> | undefined),
-            authorization: `Bearer ${admin.token}`,
+            authorization: `Bearer ${token}`,
           },
-        }),
+        });
+    return {
+      url,
+      store,
+      publicKeyPem: keys.publicKeyPem,
+      adminToken: admin.token,
+      api: as(admin.token),
+      operatorApi: as(operator.token),
       async close() {
         await gateway.close();
         await worker.stop();

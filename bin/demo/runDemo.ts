@@ -98,21 +98,41 @@ async function registerRules(cloud: DemoCloud, rules: FraudRules): Promise<void>
   );
 }
 
+/**
+ * Broadcast `command` to the terminals the way a change reaches a payment fleet: the operator
+ * asks, the broadcast of a high-risk command is held for approval (202 with the approval), and
+ * a second person — the admin — approves it, which starts it.
+ */
 async function broadcast(cloud: DemoCloud, command: object): Promise<void> {
-  await expectOk(
-    'starting a broadcast',
-    cloud.api('/api/v1/command-broadcasts', {
+  const res = await cloud.operatorApi('/api/v1/command-broadcasts', {
+    method: 'POST',
+    body: JSON.stringify({
+      command,
+      target: { device_type: 'POS_TERMINAL' },
+      rollout: { phases: [50, 100], wait_seconds: 1 },
+    }),
+  });
+  const text = await res.text();
+  if (res.status !== 202)
+    throw new Error(
+      `demo: a rollout broadcast was not held for approval (${res.status}): ${text.slice(0, 500)}`,
+    );
+  const { approval_id: approvalId } = JSON.parse(text) as { approval_id: string };
+  const decided = await expectOk<{ approval: { status: string } }>(
+    'approving a rollout broadcast',
+    cloud.api(`/api/v1/approvals/${approvalId}/approve`, {
       method: 'POST',
-      body: JSON.stringify({
-        command,
-        target: { device_type: 'POS_TERMINAL' },
-        rollout: { phases: [50, 100], wait_seconds: 1 },
-      }),
+      body: JSON.stringify({ comment: 'reviewed the rollout' }),
     }),
   );
+  if (decided.approval.status !== 'EXECUTED')
+    throw new Error(`demo: the approved rollout is ${decided.approval.status}, not started`);
 }
 
-/** Roll fraud rules v2 out: the binary first (sync_wasm), then the workflow that uses it. */
+/**
+ * Roll fraud rules v2 out: the binary first (sync_wasm), then the workflow that uses it, each
+ * asked for by the operator and approved by the admin.
+ */
 async function rollOutRules(cloud: DemoCloud, v1: FraudRules, v2: FraudRules): Promise<void> {
   await registerRules(cloud, v2);
   await broadcast(cloud, {
@@ -265,7 +285,9 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
         run: async () => {
           await rollOutRules(cloud, rules.v1, rules.v2);
           rolloutStarted = true;
-          event('rolling out fraud rules v2 (WASM, declines from score 50) in two phases');
+          event(
+            'rolling out fraud rules v2 (WASM, declines from score 50) in two phases, approved by a second person',
+          );
         },
       },
     ];

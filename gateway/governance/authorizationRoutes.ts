@@ -9,7 +9,9 @@
  *   types and optionally expiring. An unscoped system role also opens the routes that role
  *   may call (auth/assignedRoles.ts);
  * - `/api/v1/authorization-policies` — which commands need which role and how many
- *   approvers (policies.ts).
+ *   approvers, and whose requests are not held (policies.ts). Two shipped policies hold
+ *   high-risk commands and configuration pushes by non-admins until a second person
+ *   approves; admins may edit or delete them like any other.
  *
  * Every change is audited in command_audit_log.
  */
@@ -111,6 +113,8 @@ const policyBody = z.strictObject({
     .min(60)
     .max(30 * 86_400)
     .default(86_400),
+  /** Holders of these roles send what the policy covers without approval. */
+  exempt_roles: z.array(roleNameField).max(20).default([]),
   enabled: z.boolean().default(true),
 });
 type PolicyBody = z.output<typeof policyBody>;
@@ -125,6 +129,7 @@ const fieldsOf = (body: PolicyBody): AuthorizationPolicyFields => ({
   minApprovals: body.min_approvals,
   approverRoles: [...new Set(body.approver_roles)],
   approvalTtlSeconds: body.approval_ttl_seconds,
+  exemptRoles: [...new Set(body.exempt_roles)],
   enabled: body.enabled,
 });
 
@@ -160,6 +165,7 @@ async function checkPolicyRoles(h: StoreHandle, body: PolicyBody): Promise<void>
   await requireRoles(h, [
     ...(body.required_role !== null ? [{ path: '$.required_role', name: body.required_role }] : []),
     ...body.approver_roles.map((name, i) => ({ path: `$.approver_roles[${i}]`, name })),
+    ...body.exempt_roles.map((name, i) => ({ path: `$.exempt_roles[${i}]`, name })),
   ]);
 }
 
@@ -184,6 +190,7 @@ const changedFields = (
     min_approvals: after.minApprovals,
     approver_roles: after.approverRoles,
     approval_ttl_seconds: after.approvalTtlSeconds,
+    exempt_roles: after.exemptRoles,
     enabled: after.enabled,
   };
   return Object.keys(now).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]));

@@ -3,7 +3,8 @@
  * device, a batch, a broadcast, a template application, a schedule run): its version and
  * payload schema (commandVersions.ts), then the authorization policies that cover it for
  * each target device (policies.ts) — the requester must hold every required role, and the
- * strictest approval terms among them say whether it is held for approval: the caller then
+ * strictest approval terms among them (leaving out the policies that exempt a role the
+ * requester holds) say whether it is held for approval: the caller then
  * writes the approval instead of what was asked for (heldCommands.ts for a command to one
  * device, heldFleetOperations.ts for a batch or a broadcast).
  *
@@ -13,25 +14,34 @@
 import {
   listPolicyDevices,
   readCommandRules,
+  type AuthorizationPolicyRecord,
   type PolicyDevice,
+  type RiskLevel,
   type StoreHandle,
 } from '../../runtime/index.js';
 import { Problem } from '../problem.js';
-import { canonicalCommandType } from './commandRisk.js';
+import { canonicalCommandType, defaultRisk } from './commandRisk.js';
 import {
+  currentVersion,
   resolveCommandVersions,
   type ResolvedCommand,
   type VersionedCommand,
 } from './commandVersions.js';
 import { policyCovers, stricter, termsOf, type ApprovalTerms } from './policies.js';
+import { isRiskLevel } from './riskLevel.js';
 import type { RuleReader } from './sharedRuleReads.js';
 import {
   holdsRole,
   isSystemRequester,
   loadRoleSet,
   type Requester,
+  type RoleContext,
   type RoleSet,
 } from './roles.js';
+
+/** Whether `roles` holds one of the roles `policy` exempts from its approval, in `context`. */
+const exempt = (roles: RoleSet, policy: AuthorizationPolicyRecord, context: RoleContext): boolean =>
+  policy.exemptRoles.some((role) => holdsRole(roles, role, context));
 
 /** What is being asked for. */
 export interface GateRequest {
@@ -55,7 +65,8 @@ export interface GateOutcome {
 /**
  * Check `request` by `requester` at `now`: 422 for versions and payloads, 403
  * ROLE_REQUIRED when a covering policy requires a role the requester lacks. A system
- * requester (a schedule run) is not checked for roles — its schedule was, when created.
+ * requester (a schedule run) is not checked for roles — its schedule was, when created —
+ * and is never exempt from approval: a run is a person's request made later.
  * `readRules` reads the versions and policies (a shared reader: sharedRuleReads.ts).
  */
 export async function gateCommands(
@@ -79,35 +90,100 @@ export async function gateCommands(
       : [...new Set(request.deviceIds)].map(
           (id) => devices.get(id) ?? { deviceId: id, deviceType: null, location: null },
         );
+  const subjects = request.commands.map((command, i) => ({
+    commandType: command.command_type,
+    risk: resolved[i]!.risk,
+    path: request.pathOf(i),
+  }));
+  const approval = await judge(h, policies, subjects, targets, requester, now);
+  return { resolved, devices, approval };
+}
+
+/** A command as the policies see it, and where it sits in the request. */
+interface Subject {
+  commandType: string;
+  risk: RiskLevel;
+  path: string;
+}
+
+/**
+ * Apply `policies` to every subject on every target: 403 ROLE_REQUIRED for a required role
+ * the requester lacks; the strictest approval terms of the covering policies that do not
+ * exempt the requester, or null.
+ */
+async function judge(
+  h: StoreHandle,
+  policies: readonly AuthorizationPolicyRecord[],
+  subjects: readonly Subject[],
+  targets: readonly (PolicyDevice | 'any')[],
+  requester: Requester,
+  now: Date,
+): Promise<ApprovalTerms | null> {
   let roles: RoleSet | undefined;
   let approval: ApprovalTerms | null = null;
-  for (const [i, command] of request.commands.entries()) {
-    const subject = { commandType: command.command_type, risk: resolved[i]!.risk };
+  for (const subject of subjects) {
+    const commandType = canonicalCommandType(subject.commandType);
     for (const device of targets) {
+      const context = {
+        commandType,
+        ...(device === 'any' ? {} : { deviceType: device.deviceType }),
+      };
       for (const policy of policies) {
         if (!policyCovers(policy, { ...subject, device })) continue;
         const terms = termsOf(policy);
-        if (terms) approval = stricter(approval, terms);
+        if (terms && policy.exemptRoles.length > 0 && !isSystemRequester(requester))
+          roles ??= await loadRoleSet(h, requester, now);
+        if (terms && !(roles && exempt(roles, policy, context)))
+          approval = stricter(approval, terms);
         if (policy.requiredRole === null || isSystemRequester(requester)) continue;
         roles ??= await loadRoleSet(h, requester, now);
-        const context = {
-          commandType: canonicalCommandType(command.command_type),
-          ...(device === 'any' ? {} : { deviceType: device.deviceType }),
-        };
         if (!holdsRole(roles, policy.requiredRole, context))
           throw new Problem(
             403,
             'ROLE_REQUIRED',
-            `policy ${policy.name} requires role '${policy.requiredRole}' for ${canonicalCommandType(command.command_type)}` +
+            `policy ${policy.name} requires role '${policy.requiredRole}' for ${commandType}` +
               (device === 'any' ? '' : ` on device ${device.deviceId}`),
-            {
-              policy: policy.name,
-              required_role: policy.requiredRole,
-              path: request.pathOf(i),
-            },
+            { policy: policy.name, required_role: policy.requiredRole, path: subject.path },
           );
       }
     }
   }
-  return { resolved, devices, approval };
+  return approval;
+}
+
+/** The command type a configuration push is judged as by the policies. */
+export const CONFIG_PUSH_COMMAND_TYPE = 'UPDATE_CONFIG';
+
+/**
+ * Judge publishing a configuration layer of `scope` / `scopeKey` by `requester` as an
+ * UPDATE_CONFIG command would be — it changes what the devices it reaches do, at their next
+ * poll, and may carry workflow definitions — at the current UPDATE_CONFIG version's risk: to
+ * the device for a device layer, to devices not known in advance for a fleet or device-type
+ * layer. 403 ROLE_REQUIRED as for commands; returns the push's risk and the approval terms
+ * (null: publish it now).
+ */
+export async function gateConfigPush(
+  h: StoreHandle,
+  layer: { scope: string; scopeKey: string },
+  requester: Requester,
+  now: Date,
+): Promise<{ risk: RiskLevel; approval: ApprovalTerms | null }> {
+  const { versions, policies } = await readCommandRules(h, [CONFIG_PUSH_COMMAND_TYPE]);
+  const level = currentVersion(
+    versions.filter((v) => v.commandType === CONFIG_PUSH_COMMAND_TYPE),
+  )?.riskLevel;
+  const risk = isRiskLevel(level) ? level : defaultRisk(CONFIG_PUSH_COMMAND_TYPE);
+  if (policies.length === 0) return { risk, approval: null };
+  const targets: (PolicyDevice | 'any')[] =
+    layer.scope === 'device'
+      ? [
+          (await listPolicyDevices(h, [layer.scopeKey]))[0] ?? {
+            deviceId: layer.scopeKey,
+            deviceType: null,
+            location: null,
+          },
+        ]
+      : ['any'];
+  const subject = { commandType: CONFIG_PUSH_COMMAND_TYPE, risk, path: '$' };
+  return { risk, approval: await judge(h, policies, [subject], targets, requester, now) };
 }

@@ -12,8 +12,9 @@
  * - each approver responds once (409 ALREADY_RESPONDED): the same person approving twice
  *   counts once. Identity is the operator name — every token of one name is one person;
  * - any rejection rejects the request; the approval that reaches the required number
- *   releases what it holds (heldRequests.ts) — the command, batch or broadcast — in the same
- *   transaction; a released batch or broadcast is started after the commit.
+ *   releases what it holds (heldRequests.ts) — the command, batch, broadcast or configuration
+ *   layer — in the same transaction; a released batch or broadcast is started after the
+ *   commit.
  *
  * Every response and every outcome has its audit row, and the outcome its
  * `approval.decided` webhook event, committed with it.
@@ -39,6 +40,7 @@ import {
   releasedId,
   startReleased,
   type Released,
+  type ReleaseContext,
 } from './heldRequests.js';
 import { holdsRole, loadRoleSet, requesterOf } from './roles.js';
 
@@ -93,6 +95,7 @@ async function attempt(
   tx: StoreHandle,
   input: { approvalId: string; decision: Decision; comment: string | null },
   actor: CommandActor,
+  release: ReleaseContext,
   now: Date,
 ): Promise<Attempt> {
   const approval = await getApproval(tx, input.approvalId, true);
@@ -197,7 +200,7 @@ async function attempt(
   if (approvers.length < approval.requiredApprovals) {
     return { approval: (await getApproval(tx, approval.approvalId))! };
   }
-  const released = await releaseHeld(tx, approval, held, APPROVALS_ORIGIN, now);
+  const released = await releaseHeld(tx, approval, held, release, now);
   await settleApproval(
     tx,
     approval.approvalId,
@@ -238,7 +241,9 @@ export async function decideApproval(
   actor: CommandActor,
 ): Promise<DecisionOutcome> {
   const now = ctx.now();
-  const outcome = await ctx.store.transaction((tx) => attempt(tx, input, actor, now));
+  const outcome = await ctx.changes.transaction((tx, changed) =>
+    attempt(tx, input, actor, { origin: APPROVALS_ORIGIN, keys: ctx.keys, changed }, now),
+  );
   if ('expired' in outcome)
     throw new Problem(
       409,

@@ -6,6 +6,7 @@
  * | `device_command`    | a command to one device (heldCommands) | a PENDING command, pushed    | its type, on the device's type |
  * | `command_batch`     | a batch (heldFleetOperations)          | a PENDING batch, started     | each command type, no device   |
  * | `command_broadcast` | a broadcast (heldFleetOperations)      | a PENDING broadcast, started | its type, no device            |
+ * | `config_layer`      | a layer publish (heldConfigLayers)     | the layer's next version     | UPDATE_CONFIG, no device type  |
  *
  * The approver must hold one of the approver roles for every command type of the request
  * (a scoped assignment counts only where it admits that type; for a fleet operation the
@@ -17,14 +18,18 @@ import type {
   ApprovalRecord,
   BatchRecord,
   BroadcastRecord,
+  CacheChange,
   CommandActor,
   CommandRecord,
+  ConfigLayerRecord,
   StoreHandle,
 } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
+import type { Keyring } from '../keys.js';
 import { Problem } from '../problem.js';
 import { canonicalCommandType } from './commandRisk.js';
 import { heldCommandSchema, releaseCommand } from './heldCommands.js';
+import { heldConfigLayerSchema, releaseConfigLayer } from './heldConfigLayers.js';
 import {
   heldBatchSchema,
   heldBroadcastSchema,
@@ -39,6 +44,7 @@ export const heldRequestSchema = z.discriminatedUnion('kind', [
   heldCommandSchema,
   heldBatchSchema,
   heldBroadcastSchema,
+  heldConfigLayerSchema,
 ]);
 /** A held request. */
 export type HeldRequest = z.output<typeof heldRequestSchema>;
@@ -47,7 +53,17 @@ export type HeldRequest = z.output<typeof heldRequestSchema>;
 export type Released =
   | { kind: 'device_command'; command: CommandRecord }
   | { kind: 'command_batch'; batch: BatchRecord; actor: CommandActor }
-  | { kind: 'command_broadcast'; broadcast: BroadcastRecord; actor: CommandActor };
+  | { kind: 'command_broadcast'; broadcast: BroadcastRecord; actor: CommandActor }
+  | { kind: 'config_layer'; layer: ConfigLayerRecord };
+
+/** What releasing needs besides the transaction: where a push comes from, signing, caches. */
+export interface ReleaseContext {
+  /** The origin of the command notifications a release sends. */
+  origin: string;
+  keys: Keyring;
+  /** Drops cached document ETags on every gateway with the commit (a layer publish). */
+  changed: (change: CacheChange) => Promise<void>;
+}
 
 /** The request `approval` holds; 409 APPROVAL_REQUEST_UNREADABLE when it does not parse. */
 export function heldOf(approval: ApprovalRecord): HeldRequest {
@@ -74,6 +90,8 @@ export function approverContexts(held: HeldRequest): RoleContext[] {
       );
     case 'command_broadcast':
       return [{ commandType: canonicalCommandType(held.command.command_type), deviceType: null }];
+    case 'config_layer':
+      return [{ commandType: 'UPDATE_CONFIG', deviceType: null }];
     default: {
       const never: never = held;
       return never;
@@ -89,12 +107,12 @@ export async function releaseHeld(
   tx: StoreHandle,
   approval: ApprovalRecord,
   held: HeldRequest,
-  origin: string,
+  release: ReleaseContext,
   now: Date,
 ): Promise<Released | undefined> {
   switch (held.kind) {
     case 'device_command': {
-      const command = await releaseCommand(tx, approval, held, origin, now);
+      const command = await releaseCommand(tx, approval, held, release.origin, now);
       return command ? { kind: 'device_command', command } : undefined;
     }
     case 'command_batch': {
@@ -105,6 +123,17 @@ export async function releaseHeld(
       const actor = releaseActor(approval, held);
       const broadcast = await releaseBroadcast(tx, held, actor, now);
       return { kind: 'command_broadcast', broadcast, actor };
+    }
+    case 'config_layer': {
+      const layer = await releaseConfigLayer(
+        tx,
+        release.changed,
+        release.keys,
+        approval,
+        held,
+        now,
+      );
+      return { kind: 'config_layer', layer };
     }
     default: {
       const never: never = held;
@@ -122,6 +151,8 @@ export function releasedId(released: Released): Record<string, string> {
       return { batch_id: released.batch.batchId };
     case 'command_broadcast':
       return { broadcast_id: released.broadcast.broadcastId };
+    case 'config_layer':
+      return { config_id: released.layer.configId };
     default: {
       const never: never = released;
       return never;
@@ -159,6 +190,8 @@ export async function startReleased(
         if (step) ctx.commandEvents.wake(step.woken);
         return;
       }
+      case 'config_layer': // devices fetch it at their next poll; caches were told at commit
+        return;
       default: {
         const never: never = released;
         return never;

@@ -7,7 +7,8 @@
  *
  * - the requester must hold the required role of every one of them;
  * - the command is held for approval when any of them requires it, under the terms of the
- *   strictest (most approvers; then the shortest time to decide; then the first by name).
+ *   strictest (most approvers; then the shortest time to decide; then the first by name) —
+ *   save a policy one of whose exempt roles the requester holds, which does not hold it.
  *
  * A command whose device is not known in advance (a broadcast to a filter) is covered by
  * every policy whose other criteria match, whatever its device filter says — the safe

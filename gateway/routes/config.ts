@@ -1,6 +1,7 @@
 /**
  * Signed device configuration. Operators publish configuration layers per
- * fleet (scope key `*`), device type and device — each `PUT` a new version — and a device
+ * fleet (scope key `*`), device type and device — each `PUT` a new version, held for approval
+ * when a policy covers configuration pushes (the shipped default holds a non-admin's) — and a device
  * pulls the merge of the layers that apply to it (fleet ← device type ← device, RFC 7386
  * merge patch; see config/mergeLayers.ts) as a signed document, and its fraud rules the same
  * way. Both answer `If-None-Match` with 304 and no body — from the ETag this gateway holds
@@ -9,27 +10,26 @@
  * one by one when it is published (link/signDefinitions.ts), so a device can tell a
  * definition the cloud accepted from one written into the database another way.
  */
-import { createHash, createPublicKey, randomUUID } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import { z } from 'zod';
 import {
   CONFIG_SCOPES,
   ConflictError,
-  contentChecksum,
-  documentEtag,
-  emitWebhookEvent,
   getConfigLayer,
   getDevice,
   getDeviceConfigLayers,
   listAssignments,
-  publishConfig,
   selectFraudPolicies,
-  signedText,
   type ConfigLayerRecord,
 } from '../../runtime/index.js';
+import { auditActor } from '../auditActor.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
 import { answerNotModified, answerSigned, tagged } from '../config/answerSigned.js';
 import { deviceConfigDocument, fraudRulesDocument } from '../config/documents.js';
+import { publishLayer } from '../config/publishLayer.js';
 import type { GatewayContext } from '../context.js';
+import { HELD_RESPONSE, HELD_SUMMARY, replyHeld } from '../fleet/heldReply.js';
+import { holdConfigPush } from '../governance/heldConfigLayers.js';
 import {
   deviceIdField,
   deviceParams,
@@ -160,71 +160,34 @@ export function registerConfigRoutes(ctx: GatewayContext): void {
       method: 'PUT',
       url: '/api/v1/config/:scope/:scope_key',
       summary:
-        'publish a new version of a configuration layer (fleet `*`, a device type or a device); the body is the layer',
+        'publish a new version of a configuration layer (fleet `*`, a device type or a device); the body is the layer; ' +
+        HELD_SUMMARY,
       tags: ['config'],
       access: { roles: PUBLISH },
       params: layerParams,
       body: jsonObjectField,
       response: layerResponse,
+      otherResponses: HELD_RESPONSE,
     },
-    async ({ params, body: given, principal }) => {
+    async ({ params, body: given, principal, request, reply }) => {
       if (params.scope === 'device' && !(await getDevice(ctx.store, params.scope_key)))
         throw new Problem(404, 'DEVICE_NOT_FOUND', `no device '${params.scope_key}'`);
       // the workflow definitions it carries are signed as the cloud accepts them
       const body = signConfigDefinitions(ctx.keys, given);
-      const checksum = contentChecksum(body);
+      const layer = {
+        scope: params.scope,
+        scopeKey: params.scope_key,
+        config: body,
+        createdBy: principal.kind === 'user' ? principal.name : principal.deviceId,
+      };
+      // a configuration push: held for approval when a policy says so (governance/)
+      const held = await holdConfigPush(ctx, layer, auditActor(principal, request));
+      if (held) return replyHeld(reply, held);
       try {
-        const layer = await ctx.changes.transaction(async (tx, changed) => {
-          const published = await publishConfig(
-            tx,
-            {
-              configId: randomUUID(),
-              scope: params.scope,
-              scopeKey: params.scope_key,
-              config: body,
-              createdBy: principal.kind === 'user' ? principal.name : principal.deviceId,
-            },
-            ({ scope, scopeKey, version }) => {
-              const document = {
-                type: 'saffron.config-layer.v1',
-                scope,
-                scope_key: scopeKey,
-                version,
-                config: body,
-                checksum,
-              };
-              return {
-                checksum,
-                etag: documentEtag(document),
-                signature: ctx.keys.sign(signedText(document)),
-              };
-            },
-            ctx.now(),
-          );
-          // subscribers hear of the new version with its commit (webhook outbox)
-          await emitWebhookEvent(
-            tx,
-            'config.published',
-            {
-              config_id: published.configId,
-              scope: published.scope,
-              scope_key: published.scopeKey,
-              version: published.version,
-              etag: published.etag,
-              checksum: published.checksum,
-              published_by: published.createdBy,
-            },
-            ctx.now(),
-          );
-          // cached ETags of the devices this layer reaches are dropped on every gateway
-          await changed(
-            params.scope === 'device'
-              ? { kind: 'devices', deviceIds: [params.scope_key] }
-              : { kind: 'documents' },
-          );
-          return published;
-        });
-        return layerJson(layer);
+        const published = await ctx.changes.transaction((tx, changed) =>
+          publishLayer(tx, changed, ctx.keys, layer, ctx.now()),
+        );
+        return layerJson(published);
       } catch (error) {
         if (error instanceof ConflictError)
           throw new Problem(

@@ -64,7 +64,7 @@ export interface RoleAssignmentsTable {
   expires_at: NullableTime;
 }
 
-/** authorization_policies row (risk_level since migration 0007). */
+/** authorization_policies row (risk_level since migration 0007, exempt_roles since 0011). */
 export interface AuthorizationPoliciesTable {
   policy_id: string;
   name: string;
@@ -76,6 +76,7 @@ export interface AuthorizationPoliciesTable {
   min_approvals: DefaultInt;
   approver_roles: DefaultJson;
   approval_ttl_seconds: DefaultInt;
+  exempt_roles: DefaultJson;
   enabled: Defaulted<boolean | number>;
   created_at: DefaultTime;
   updated_at: DefaultTime;

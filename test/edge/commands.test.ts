@@ -52,7 +52,8 @@ async function closedPort(): Promise<number> {
 
 describe('edge command channel', () => {
   let gw: TestGateway;
-  let operator: string;
+  /** Sends the commands: an admin, as high-risk commands by an operator wait for approval. */
+  let sender: string;
   let edge: EdgeStoreHandle;
   let deviceId: string;
   let secret: string;
@@ -100,7 +101,7 @@ describe('edge command channel', () => {
     return channel;
   };
   const create = async (body: Json): Promise<{ command_id: string }> => {
-    const res = await gw.asUser(operator, `/api/v1/devices/${deviceId}/commands`, {
+    const res = await gw.asUser(sender, `/api/v1/devices/${deviceId}/commands`, {
       method: 'POST',
       body: JSON.stringify(body),
     });
@@ -135,7 +136,7 @@ describe('edge command channel', () => {
         }),
       ],
     });
-    operator = await gw.token('operator');
+    sender = gw.adminToken;
   });
   afterAll(async () => {
     await gw.close();

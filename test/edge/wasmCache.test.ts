@@ -167,7 +167,7 @@ describe('edge WASM cache', () => {
   });
 
   it('runs sync_wasm commands: fetched once, then a no-op; a wrong hash fails the command', async () => {
-    const operator = await gw.token('operator');
+    const sender = gw.adminToken; // an operator's sync_wasm would wait for approval
     const commands = eventLog<CommandChannelEvent>();
     const channel = createCommandChannel({
       store: edge.store,
@@ -181,7 +181,7 @@ describe('edge WASM cache', () => {
     try {
       await commands.next('edge.commands.connected');
       const send = async (type: string, payload: Record<string, unknown>) => {
-        const res = await gw.asUser(operator, `/api/v1/devices/${deviceId}/commands`, {
+        const res = await gw.asUser(sender, `/api/v1/devices/${deviceId}/commands`, {
           method: 'POST',
           body: JSON.stringify({ command_type: type, payload }),
         });

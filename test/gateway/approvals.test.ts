@@ -282,26 +282,26 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('matches policies on device type and risk level, taken from the command version', async () => {
       const policy = await post(tokens.dave!, '/api/v1/authorization-policies', {
-        name: 'atm-critical',
+        name: 'atm-medium',
         device_filter: { device_types: ['ATM'] },
-        risk_level: 'CRITICAL',
+        risk_level: 'MEDIUM',
         requires_approval: true,
         min_approvals: 1,
         approver_roles: ['admin'],
       });
       expect(policy.status, await policy.clone().text()).toBe(201);
-      // UPDATE_CONFIG is MEDIUM by default: not covered
-      expect((await send('alice', 'UPDATE_CONFIG', {}, 'ap-atm')).status).toBe(201);
-      const version = await post(tokens.dave!, '/api/v1/command-types/UPDATE_CONFIG/versions', {
+      // DIAGNOSTIC is LOW by default: not covered
+      expect((await send('alice', 'DIAGNOSTIC', {}, 'ap-atm')).status).toBe(201);
+      const version = await post(tokens.dave!, '/api/v1/command-types/DIAGNOSTIC/versions', {
         version: '1.0.0',
         payload_schema: { type: 'object' },
-        risk_level: 'CRITICAL',
+        risk_level: 'MEDIUM',
       });
       expect(version.status).toBe(201);
-      // now CRITICAL: held on the ATM, not on a device of another type
-      const held = await hold('alice', 'UPDATE_CONFIG', {}, 'ap-atm');
+      // now MEDIUM: held on the ATM, not on a device of another type
+      const held = await hold('alice', 'DIAGNOSTIC', {}, 'ap-atm');
       expect(held.required_approvals).toBe(1);
-      expect((await send('alice', 'UPDATE_CONFIG', {}, 'ap-1')).status).toBe(201);
+      expect((await send('alice', 'DIAGNOSTIC', {}, 'ap-1')).status).toBe(201);
       // only admins may approve this one
       expect(await code(await decide('bob', held.approval_id, 'approve'), 403)).toBe(
         'NOT_AN_APPROVER',
@@ -314,9 +314,9 @@ for (const dialect of CLOUD_DIALECTS) {
       const disabled = await gw.asUser(tokens.dave!, `/api/v1/authorization-policies/${policyId}`, {
         method: 'PUT',
         body: JSON.stringify({
-          name: 'atm-critical',
+          name: 'atm-medium',
           device_filter: { device_types: ['ATM'] },
-          risk_level: 'CRITICAL',
+          risk_level: 'MEDIUM',
           requires_approval: true,
           min_approvals: 1,
           approver_roles: ['admin'],
@@ -324,13 +324,13 @@ for (const dialect of CLOUD_DIALECTS) {
         }),
       });
       expect(disabled.status, await disabled.clone().text()).toBe(200);
-      expect((await send('alice', 'UPDATE_CONFIG', {}, 'ap-atm')).status).toBe(201);
+      expect((await send('alice', 'DIAGNOSTIC', {}, 'ap-atm')).status).toBe(201);
       const updated = await gw.handle.store.db
         .selectFrom('command_audit_log')
         .select(['details'])
         .where('event_type', '=', 'AUTHORIZATION_POLICY_UPDATED')
         .executeTakeFirstOrThrow();
-      expect(updated.details).toMatchObject({ name: 'atm-critical', changed: ['enabled'] });
+      expect(updated.details).toMatchObject({ name: 'atm-medium', changed: ['enabled'] });
     });
 
     it('requires the roles policies name, granted through role assignments', async () => {

@@ -187,7 +187,12 @@ for (const dialect of CLOUD_DIALECTS) {
         const alone = await readCommandRules(store, types);
         expect(shared[i]).toEqual(alone);
       }
-      expect(shared[0]!.policies.map((p) => p.name)).toEqual(['any-command', 'reboots']);
+      // with the shipped default, which covers every type (by risk level)
+      expect(shared[0]!.policies.map((p) => p.name)).toEqual([
+        'any-command',
+        'default-high-risk-commands',
+        'reboots',
+      ]);
       expect(shared[2]!.versions).toEqual([]);
     });
 

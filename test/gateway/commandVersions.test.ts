@@ -47,7 +47,7 @@ for (const dialect of CLOUD_DIALECTS) {
       post(
         '/api/v1/devices/cv-dev-1/commands',
         { command_type: 'REBOOT', payload, ...extra },
-        operator,
+        gw.adminToken, // an operator's REBOOT would wait for approval
       );
     const problem = async (res: Response, status: number): Promise<Problem> => {
       expect(res.status, await res.clone().text()).toBe(status);
@@ -280,7 +280,7 @@ for (const dialect of CLOUD_DIALECTS) {
           device_ids: ['cv-dev-1'],
           commands: [{ command_type: 'REBOOT', payload: { reason: 'fault', delay_seconds: 0 } }],
         },
-        operator,
+        gw.adminToken,
       );
       expect(fine.status, await fine.clone().text()).toBe(201);
       // the commands a batch or a broadcast creates record the version they were checked against
@@ -291,7 +291,7 @@ for (const dialect of CLOUD_DIALECTS) {
           command: { command_type: 'REBOOT', payload: { reason: 'update', delay_seconds: 0 } },
           target: { device_ids: ['cv-dev-2'] },
         },
-        operator,
+        gw.adminToken,
       );
       expect(fineBroadcast.status, await fineBroadcast.clone().text()).toBe(201);
       const { broadcast_id } = (await fineBroadcast.json()) as { broadcast_id: string };

@@ -21,11 +21,12 @@ for (const dialect of CLOUD_DIALECTS) {
   describe(`commands on ${dialect.name}`, () => {
     const clock = testClock();
     let gw: TestGateway;
-    let operator: string;
+    /** Sends the commands: an admin, as high-risk commands by an operator wait for approval. */
+    let sender: string;
     let secret: string;
     let otherSecret: string;
 
-    const create = (body: Json, deviceId = 'pos-1', token = operator) =>
+    const create = (body: Json, deviceId = 'pos-1', token = sender) =>
       gw.asUser(token, `/api/v1/devices/${deviceId}/commands`, {
         method: 'POST',
         body: JSON.stringify(body),
@@ -89,7 +90,7 @@ for (const dialect of CLOUD_DIALECTS) {
           }),
         ],
       });
-      operator = await gw.token('operator');
+      sender = gw.adminToken;
       secret = await gw.insertDevice('pos-1');
       otherSecret = await gw.insertDevice('pos-2');
     });
@@ -120,7 +121,7 @@ for (const dialect of CLOUD_DIALECTS) {
         status: 'PENDING',
         retry_count: 0,
         max_retries: 3,
-        created_by: 'test operator',
+        created_by: 'test admin',
       });
       const audit = await gw.handle.store.db
         .selectFrom('command_audit_log')
@@ -130,8 +131,8 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(audit).toMatchObject([
         {
           event_type: 'COMMAND_CREATED',
-          actor: 'test operator',
-          actor_role: 'operator',
+          actor: 'test admin',
+          actor_role: 'admin',
           device_id: 'pos-1',
         },
       ]);
@@ -191,7 +192,7 @@ for (const dialect of CLOUD_DIALECTS) {
     it('records acks idempotently: a repeat is 200, a contradiction 409, a stranger 404', async () => {
       const [reboot, wasm] = (
         (await (
-          await gw.asUser(operator, '/api/v1/devices/pos-1/commands?status=DELIVERED')
+          await gw.asUser(sender, '/api/v1/devices/pos-1/commands?status=DELIVERED')
         ).json()) as { commands: Command[] }
       ).commands.reverse();
       const done = await ack(reboot!.command_id, { status: 'EXECUTED', result: { uptime_s: 3 } });

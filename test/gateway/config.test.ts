@@ -237,7 +237,13 @@ for (const dialect of CLOUD_DIALECTS) {
       expect((await publish('fleet', '*', {}, viewer)).status).toBe(403);
       expect((await gw.asUser(viewer, '/api/v1/config/device_type/VER')).status).toBe(200);
       const operator = await gw.token('operator');
-      expect((await publish('device_type', 'VER', { a: 3 }, operator)).status).toBe(200);
+      // an operator may publish; the shipped default holds it for a second person's approval
+      const byOperator = await publish('device_type', 'VER', { a: 3 }, operator);
+      expect(byOperator.status).toBe(202);
+      expect(await byOperator.json()).toMatchObject({
+        status: 'PENDING',
+        request: { kind: 'config_layer', policy_name: 'default-configuration-pushes' },
+      });
       const byDevice = await asDevice('ver-1', '/api/v1/config/device/ver-1', {
         method: 'PUT',
         body: json({ a: 1 }),

@@ -26,11 +26,12 @@ for (const dialect of CLOUD_DIALECTS) {
   describe(`command batches on ${dialect.name}`, () => {
     const clock = testClock();
     let gw: FleetGateway;
-    let operator: string;
+    /** Sends the requests: an admin, as high-risk commands by an operator wait for approval. */
+    let sender: string;
     let viewer: string;
     const secrets: Record<string, string> = {};
 
-    const post = (path: string, body: unknown, token = operator) =>
+    const post = (path: string, body: unknown, token = sender) =>
       gw.asUser(token, path, { method: 'POST', body: JSON.stringify(body) });
     const createBatch = async (body: Json): Promise<Batch> => {
       const res = await post('/api/v1/command-batches', body);
@@ -89,7 +90,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     beforeAll(async () => {
       gw = await startFleetGateway(dialect, clock);
-      operator = await gw.token('operator');
+      sender = gw.adminToken;
       viewer = await gw.token('viewer');
       for (const id of ['b-1', 'b-2', 'b-3', 'b-4', 'b-5']) secrets[id] = await gw.insertDevice(id);
     });

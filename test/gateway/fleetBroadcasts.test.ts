@@ -45,12 +45,13 @@ for (const dialect of CLOUD_DIALECTS) {
   describe(`command broadcasts on ${dialect.name}`, () => {
     const clock = testClock();
     let gw: FleetGateway;
-    let operator: string;
+    /** Sends the requests: an admin, as high-risk commands by an operator wait for approval. */
+    let sender: string;
     let viewer: string;
     const secrets: Record<string, string> = {};
     const sockets = new Map<string, DeviceSocket>();
 
-    const post = (path: string, body: unknown, token = operator) =>
+    const post = (path: string, body: unknown, token = sender) =>
       gw.asUser(token, path, { method: 'POST', body: JSON.stringify(body) });
     const create = async (body: Json): Promise<Broadcast> => {
       const res = await post('/api/v1/command-broadcasts', body);
@@ -110,7 +111,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     beforeAll(async () => {
       gw = await startFleetGateway(dialect, clock);
-      operator = await gw.token('operator');
+      sender = gw.adminToken;
       viewer = await gw.token('viewer');
       for (const id of [...POS, ...ATM]) secrets[id] = await gw.insertDevice(id);
       await gw.handle.store.db

@@ -26,7 +26,11 @@ interface Execution extends Json {
   error: string | null;
 }
 
-const REBOOT = { command_type: 'REBOOT', payload: { reason: 'nightly' } };
+/**
+ * What the schedules send: a low-risk command. A schedule's run of a high-risk one is held for
+ * approval by default, each run (fleetApprovals.test.ts follows such a run through approval).
+ */
+const NIGHTLY_SYNC = { command_type: 'SYNC_TRANSACTIONS', payload: { max_records: 100 } };
 
 for (const dialect of CLOUD_DIALECTS) {
   describe(`command schedules on ${dialect.name}`, () => {
@@ -79,7 +83,7 @@ for (const dialect of CLOUD_DIALECTS) {
     });
 
     it('validates schedules when they are created', async () => {
-      const target = { kind: 'COMMAND', device_ids: ['s-1'], command: REBOOT };
+      const target = { kind: 'COMMAND', device_ids: ['s-1'], command: NIGHTLY_SYNC };
       expect(
         (
           await post(
@@ -142,7 +146,7 @@ for (const dialect of CLOUD_DIALECTS) {
         name: 'every five minutes',
         schedule_type: 'CRON',
         cron_expression: '*/5 * * * *',
-        target: { kind: 'COMMAND', device_ids: ['s-1', 's-2'], command: REBOOT },
+        target: { kind: 'COMMAND', device_ids: ['s-1', 's-2'], command: NIGHTLY_SYNC },
       });
       const first = schedule.next_run_at!;
       expect(Date.parse(first) % 300_000).toBe(0);
@@ -171,13 +175,13 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(commands).toEqual([
         {
           device_id: 's-1',
-          command_type: 'REBOOT',
+          command_type: 'SYNC_TRANSACTIONS',
           status: 'PENDING',
           created_by: 'schedule:every five minutes',
         },
         {
           device_id: 's-2',
-          command_type: 'REBOOT',
+          command_type: 'SYNC_TRANSACTIONS',
           status: 'PENDING',
           created_by: 'schedule:every five minutes',
         },
@@ -248,7 +252,7 @@ for (const dialect of CLOUD_DIALECTS) {
         schedule_type: 'CRON',
         cron_expression: '30 3 * * *',
         timezone: 'America/New_York',
-        target: { kind: 'COMMAND', device_ids: ['s-1'], command: REBOOT },
+        target: { kind: 'COMMAND', device_ids: ['s-1'], command: NIGHTLY_SYNC },
       });
       const local = new Intl.DateTimeFormat('en-US', {
         timeZone: 'America/New_York',
@@ -272,7 +276,7 @@ for (const dialect of CLOUD_DIALECTS) {
         schedule_type: 'ONCE',
         run_at: runAt,
         maintenance_window: { start: hhmm(opens), end: hhmm(closes) },
-        target: { kind: 'COMMAND', device_ids: ['s-2'], command: REBOOT },
+        target: { kind: 'COMMAND', device_ids: ['s-2'], command: NIGHTLY_SYNC },
       });
       expect(schedule.next_run_at).toBe(runAt);
       moveTo(runAt, 1_000);

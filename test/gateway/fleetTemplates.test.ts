@@ -42,11 +42,12 @@ for (const dialect of CLOUD_DIALECTS) {
   describe(`command templates on ${dialect.name}`, () => {
     const clock = testClock();
     let gw: FleetGateway;
-    let operator: string;
+    /** Sends the requests: an admin, as high-risk commands by an operator wait for approval. */
+    let sender: string;
     let viewer: string;
     let template: Template;
 
-    const post = (path: string, body: unknown, token = operator) =>
+    const post = (path: string, body: unknown, token = sender) =>
       gw.asUser(token, path, { method: 'POST', body: JSON.stringify(body) });
     const apply = (body: Json, id = template.template_id) =>
       post(`/api/v1/command-templates/${id}/apply`, body);
@@ -65,7 +66,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     beforeAll(async () => {
       gw = await startFleetGateway(dialect, clock);
-      operator = await gw.token('operator');
+      sender = gw.adminToken;
       viewer = await gw.token('viewer');
       for (const id of ['t-1', 't-2', 't-3']) await gw.insertDevice(id);
       await gw.handle.store.db
@@ -113,7 +114,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(template).toMatchObject({
         name: 'maintenance',
         version: 1,
-        created_by: 'test operator',
+        created_by: 'test admin',
       });
       const fetched = await json(
         await gw.asUser(viewer, `/api/v1/command-templates/${template.template_id}`),

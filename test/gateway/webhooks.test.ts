@@ -99,7 +99,8 @@ for (const dialect of CLOUD_DIALECTS) {
       return ((await res.json()) as { deliveries: Delivery[] }).deliveries;
     };
     const publish = async (key: string, config: Json) => {
-      const res = await gw.asUser(operator, `/api/v1/config/device_type/${key}`, {
+      // as an admin: an operator's configuration push waits for approval
+      const res = await gw.asUser(gw.adminToken, `/api/v1/config/device_type/${key}`, {
         method: 'PUT',
         body: JSON.stringify(config),
       });

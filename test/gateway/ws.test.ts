@@ -33,11 +33,13 @@ for (const dialect of CLOUD_DIALECTS) {
   describe(`device WebSocket on ${dialect.name}`, () => {
     let gw: TestGateway;
     let operator: string;
+    /** Sends the commands: an admin, as high-risk commands by an operator wait for approval. */
+    let sender: string;
     const secrets: Record<string, string> = {};
     const create = async (deviceId: string, body: Json, via = gw.url): Promise<Command> => {
       const res = await fetch(`${via}/api/v1/devices/${deviceId}/commands`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${operator}` },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sender}` },
         body: JSON.stringify(body),
       });
       expect(res.status).toBe(201);
@@ -76,6 +78,7 @@ for (const dialect of CLOUD_DIALECTS) {
     beforeAll(async () => {
       gw = await startTestGateway(dialect, { routes: [commandRoutes(QUIET)] });
       operator = await gw.token('operator');
+      sender = gw.adminToken;
       for (const id of ['ws-1', 'ws-2', 'ws-3', 'ws-4', 'ws-5', 'ws-6', 'ws-7', 'ws-8'])
         secrets[id] = await gw.insertDevice(id);
     });
@@ -358,7 +361,7 @@ for (const dialect of CLOUD_DIALECTS) {
       });
       try {
         const secret = await bp.insertDevice('bp-1');
-        const token = await bp.token('operator');
+        const token = bp.adminToken; // an operator's UPDATE_WORKFLOW would wait for approval
         let device = await connectDevice(bp.url, 'bp-1', secret);
         device.send({ type: 'hello' });
         await device.next('welcome');

@@ -49,7 +49,8 @@ for (const dialect of CLOUD_DIALECTS) {
       viewer = await gw.token('viewer');
       secretA = await gw.insertDevice('sec-a');
       secretB = await gw.insertDevice('sec-b');
-      const published = await gw.asUser(operator, '/api/v1/config/fleet/*', {
+      // as an admin: an operator's configuration push waits for approval
+      const published = await gw.asUser(gw.adminToken, '/api/v1/config/fleet/*', {
         method: 'PUT',
         body: JSON.stringify({ floor_limit_minor: 5000 }),
       });

@@ -48,7 +48,8 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
   let a: TestGateway;
   let b: Gateway;
   let bUrl: string;
-  let operator: string;
+  /** Sends the REBOOTs: an admin, as an operator's would wait for approval. */
+  let sender: string;
   const secrets: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -60,7 +61,7 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
       nonceFlushMs: FLUSH_MS,
     });
     bUrl = await b.listen(0);
-    operator = await a.token('operator');
+    sender = a.adminToken;
     for (const id of ['rp-rest', 'rp-ws', 'rp-legacy']) secrets[id] = await a.insertDevice(id);
   });
   afterAll(async () => {
@@ -92,7 +93,7 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
   };
 
   it('refuses a replayed POST on the other gateway and on the same one', async () => {
-    const created = await a.asUser(operator, '/api/v1/devices/rp-rest/commands', {
+    const created = await a.asUser(sender, '/api/v1/devices/rp-rest/commands', {
       method: 'POST',
       body: JSON.stringify({ command_type: 'REBOOT', payload: { delay_seconds: 1 } }),
     });
@@ -268,7 +269,7 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
       expect(frames.map((f) => f.type)).not.toContain('welcome');
     }
     // the real session is still the device's: a command reaches it
-    const created = await a.asUser(operator, '/api/v1/devices/rp-ws/commands', {
+    const created = await a.asUser(sender, '/api/v1/devices/rp-ws/commands', {
       method: 'POST',
       body: JSON.stringify({ command_type: 'REBOOT', payload: { delay_seconds: 1 } }),
     });

@@ -72,7 +72,8 @@ export const roleAssignments: TableDef = {
 
 /**
  * authorization_policies: who may issue which command, and whether approval is required
- * (`risk_level` since migration 0007).
+ * (`risk_level` since migration 0007; `exempt_roles` — roles whose holders are not held for
+ * approval — and the shipped default policies since migration 0011).
  */
 export const authorizationPolicies: TableDef = {
   name: 'authorization_policies',
@@ -93,6 +94,8 @@ export const authorizationPolicies: TableDef = {
     boolean('enabled', { default: true }),
     createdAt(),
     updatedAt(),
+    // since migration 0011: holders of these roles are not held for approval by the policy
+    jsonb('exempt_roles', { default: [] }),
   ],
   indexes: [],
 };

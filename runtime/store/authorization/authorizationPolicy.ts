@@ -2,7 +2,7 @@
  * The authorization policy record: which commands it covers (a command type, a device
  * filter, a minimum risk level — each optional, all must match), the role a requester must
  * hold, and whether the command is held for approval, by how many distinct approvers of
- * which roles, for how long. The gateway owns matching and the device filter's shape.
+ * which roles, for how long — unless the requester holds one of its exempt roles. The gateway owns matching and the device filter's shape.
  * Cloud tier only.
  */
 import type { Codec } from '../codec.js';
@@ -19,6 +19,7 @@ export const AUTHORIZATION_POLICY_COLUMNS = [
   'min_approvals',
   'approver_roles',
   'approval_ttl_seconds',
+  'exempt_roles',
   'enabled',
   'created_at',
   'updated_at',
@@ -36,6 +37,8 @@ export interface AuthorizationPolicyRecord {
   minApprovals: number;
   approverRoles: string[];
   approvalTtlSeconds: number;
+  /** Roles whose holders this policy does not hold for approval (since migration 0011). */
+  exemptRoles: string[];
   enabled: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -53,6 +56,7 @@ export interface AuthorizationPolicyRow {
   min_approvals: number | string;
   approver_roles: unknown;
   approval_ttl_seconds: number | string;
+  exempt_roles: unknown;
   enabled: unknown;
   created_at: unknown;
   updated_at: unknown;
@@ -65,6 +69,7 @@ export function rowToAuthorizationPolicy(
 ): AuthorizationPolicyRecord {
   const filter = codec.parseJson(row.device_filter);
   const approvers = codec.parseJson(row.approver_roles);
+  const exempt = codec.parseJson(row.exempt_roles);
   return {
     policyId: row.policy_id,
     name: row.name,
@@ -79,6 +84,7 @@ export function rowToAuthorizationPolicy(
     minApprovals: codec.parseInt(row.min_approvals),
     approverRoles: Array.isArray(approvers) ? approvers.map(String) : [],
     approvalTtlSeconds: codec.parseInt(row.approval_ttl_seconds),
+    exemptRoles: Array.isArray(exempt) ? exempt.map(String) : [],
     enabled: codec.parseBool(row.enabled),
     createdAt: codec.parseTime(row.created_at),
     updatedAt: codec.parseTime(row.updated_at),
@@ -97,6 +103,7 @@ export function authorizationPolicyColumns(codec: Codec, fields: AuthorizationPo
     min_approvals: fields.minApprovals,
     approver_roles: codec.json(fields.approverRoles),
     approval_ttl_seconds: fields.approvalTtlSeconds,
+    exempt_roles: codec.json(fields.exemptRoles),
     enabled: codec.bool(fields.enabled),
   };
 }
@@ -112,5 +119,6 @@ export interface AuthorizationPolicyFields {
   minApprovals: number;
   approverRoles: readonly string[];
   approvalTtlSeconds: number;
+  exemptRoles: readonly string[];
   enabled: boolean;
 }

@@ -10,7 +10,7 @@ export type RoleDeletion = 'deleted' | 'not_found' | 'system' | 'in_use';
 /**
  * Delete custom role `roleName` with a ROLE_DELETED audit row. A system role is never
  * deleted, nor a role still assigned to someone or named by an authorization policy (as
- * its required role or an approver role) — deleting it would silently change who may do
+ * its required role, an approver role or an exempt role) — deleting it would silently change who may do
  * what. Call inside a transaction.
  */
 export async function deleteRole(
@@ -41,6 +41,7 @@ export async function deleteRole(
         eb.or([
           eb('required_role', '=', roleName),
           sql<boolean>`approver_roles @> ${h.codec.json([roleName])}::jsonb`,
+          sql<boolean>`exempt_roles @> ${h.codec.json([roleName])}::jsonb`,
         ]),
       )
       .limit(1)
