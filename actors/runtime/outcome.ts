@@ -108,7 +108,7 @@ export function outcomeTransition(
         workflowId: id,
         eventType: 'WORKFLOW_PAUSED',
         stepName: step.name,
-        eventData: { reason: 'human_input' },
+        eventData: { reason: 'human_input', ...(outcome.byDefault && { by_default: true }) },
       });
       break;
     case 'subWorkflow':

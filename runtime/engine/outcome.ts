@@ -47,7 +47,8 @@ export interface StepEffects {
 export type StepOutcome = (
   | { kind: 'completed'; state: JsonObject }
   | { kind: 'jumped'; target: string; state: JsonObject }
-  | { kind: 'paused'; state: JsonObject }
+  /** `byDefault`: a HUMAN_IN_LOOP step that returned on its first run, waiting anyway. */
+  | { kind: 'paused'; state: JsonObject; byDefault?: true }
   | { kind: 'subWorkflow'; state: JsonObject; child: ChildWorkflowSpec }
   | { kind: 'retry'; state: JsonObject; dueAt: Date; attempt: number; error: SaffronError }
   | { kind: 'dispatch'; state: JsonObject; tasks: TaskSpec[]; timeoutAt?: Date }
