@@ -98,7 +98,11 @@ export function outcomeTransition(
         workflowId: id,
         eventType: 'JUMPED',
         stepName: step.name,
-        eventData: { from: step.name, to: outcome.target },
+        eventData: {
+          from: step.name,
+          to: outcome.target,
+          ...(outcome.missingPaths && { missing_paths: outcome.missingPaths }),
+        },
       });
       break;
     case 'paused':
