@@ -59,9 +59,7 @@ steps:
           status: 'COMPLETED',
           state: { review: 'auto', visited: ['finish'] },
         });
-        expect((await rt.audit(small.id)).map((e) => e.eventType)).not.toContain(
-          'WORKFLOW_PAUSED',
-        );
+        expect((await rt.audit(small.id)).map((e) => e.eventType)).not.toContain('WORKFLOW_PAUSED');
 
         let large = await rt.start(def, { amount: 25000 });
         expect(large, fn).toMatchObject({ status: 'WAITING_HUMAN_INPUT', state: { asked: true } });
