@@ -13,12 +13,13 @@ import {
   type RuntimeOptions,
   type WorkflowRegistry,
 } from '../actors/index.js';
+import { WorkflowError } from '../runtime/engine/index.js';
 import type { Store } from '../runtime/store/index.js';
 import { destinationOptionsFromEnv } from '../runtime/http/index.js';
 import { envSecrets } from '../runtime/template/index.js';
 import { storeWasmSource, wasmStorageDir } from '../runtime/wasm/index.js';
 import { registerWorkflowFolder } from './definitions.js';
-import { openEngineStore } from './engineStore.js';
+import { describeEngineDatabase, type EngineDatabase, openEngineDatabase } from './engineStore.js';
 import type { CliIo } from './io.js';
 import type { DatabaseOptions } from './storeOption.js';
 
@@ -66,6 +67,16 @@ export async function workflowsRegistry(
   return registry;
 }
 
+/** A WORKFLOW_NOT_FOUND that names the database it was looked for in; other errors as they are. */
+function notFoundIn(error: unknown, database: EngineDatabase): unknown {
+  if (!(error instanceof WorkflowError) || error.code !== 'WORKFLOW_NOT_FOUND') return error;
+  return new WorkflowError(
+    'WORKFLOW_NOT_FOUND',
+    `${error.message} in ${describeEngineDatabase(database)}`,
+    { cause: error, details: { ...error.details, database: database.label } },
+  );
+}
+
 /**
  * Run `fn` with a runtime over the engine database (and the database itself); close both
  * whatever happens. `runtime` may be a function, called once the database is open, for options
@@ -83,7 +94,7 @@ export async function withRuntime<T>(
   },
   fn: (runtime: Runtime, store: Store) => Promise<T>,
 ): Promise<T> {
-  const store = await openEngineStore(options, io, setup.connections);
+  const { store, database } = await openEngineDatabase(options, io, setup.connections);
   try {
     const runtime = createRuntime({
       store,
@@ -99,6 +110,8 @@ export async function withRuntime<T>(
     });
     try {
       return await fn(runtime, store);
+    } catch (error) {
+      throw notFoundIn(error, database);
     } finally {
       await runtime.close();
     }

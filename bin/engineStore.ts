@@ -5,7 +5,14 @@
  * edge-style file (not the cloud PGlite of `db` commands), and the schema is brought up to
  * date on open: edge tables on SQLite, pending migrations on PostgreSQL and PGlite — so
  * `saffron run --db postgres://…` works on an empty database.
+ *
+ * The default is relative to the working directory, so the same command run from another
+ * folder silently opens (and creates) another, empty database, and a `resume` there answers
+ * only WORKFLOW_NOT_FOUND. So a command on the default database says on stderr which file it
+ * opened and whether it just created it, and withRuntime names the database in a
+ * WORKFLOW_NOT_FOUND.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { migrations } from '../migrations/index.js';
 import {
@@ -44,21 +51,54 @@ async function prepareSchema(store: Store, label: string, io: CliIo): Promise<vo
   if (failed) throw failed.error ?? new Error(`migration ${failed.id} failed`);
 }
 
-/** Open the engine database with its schema up to date; the caller closes it. */
+/** Which engine database a command opened, for what it tells its user. */
+export interface EngineDatabase {
+  /** The location, a password in it redacted (`sqlite:/home/kim/.saffron/saffron.db`). */
+  label: string;
+  /** Neither `--db`, `--database-url` nor DATABASE_URL chose it. */
+  isDefault: boolean;
+  /** The default file did not exist: this command created it, empty. */
+  created: boolean;
+}
+
+/**
+ * Open the engine database with its schema up to date; the caller closes the store. On the
+ * default file, say on stderr which one it is and whether it was just created.
+ */
+export async function openEngineDatabase(
+  options: DatabaseOptions,
+  io: CliIo,
+  maxConnections = 4,
+): Promise<{ store: Store; database: EngineDatabase }> {
+  const target = engineTarget(options, io);
+  const isDefault = explicitLocation(options, io) === undefined;
+  const created = isDefault && target.kind === 'sqlite' && !existsSync(target.file);
+  const database = { label: describeStoreTarget(target), isDefault, created };
+  const store = await openStore(target, { postgres: { maxConnections } });
+  try {
+    await prepareSchema(store, database.label, io);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  if (isDefault) io.stderr.write(`saffron: ${describeEngineDatabase(database)}\n`);
+  return { store, database };
+}
+
+/** Open the engine database (see {@link openEngineDatabase}); the caller closes it. */
 export async function openEngineStore(
   options: DatabaseOptions,
   io: CliIo,
   maxConnections = 4,
 ): Promise<Store> {
-  const target = engineTarget(options, io);
-  const store = await openStore(target, { postgres: { maxConnections } });
-  try {
-    await prepareSchema(store, describeStoreTarget(target), io);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  return store;
+  return (await openEngineDatabase(options, io, maxConnections)).store;
+}
+
+/** One line on the database a command used, e.g. for stderr or an error message. */
+export function describeEngineDatabase(database: EngineDatabase): string {
+  if (!database.isDefault) return `database ${database.label}`;
+  const how = database.created ? ' (did not exist: created it, empty)' : '';
+  return `database ${database.label}${how}, the default in the working directory; --db or DATABASE_URL opens another`;
 }
 
 /**

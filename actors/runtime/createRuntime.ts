@@ -47,7 +47,7 @@ import { driveWorkflow, loadWorkflow } from './drive.js';
 import { createCommitQueue, type StepDurability } from './commitQueue.js';
 import { restoreLive, type Internals, type SettledHook, type StateGuard } from './internals.js';
 import { describeStatechart, type Statechart } from '../workflow/statechart.js';
-import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
+import { workflowContext, workflowPosition, workflowStatus } from '../workflow/snapshot.js';
 import { isTerminal } from './plan.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
 import {
@@ -205,7 +205,8 @@ export interface Runtime {
   audit(id: string): Promise<StoredAuditEvent[]>;
   /**
    * A workflow with the graph of its compiled machine and where in it the workflow is
-   * (`key` a state of the graph, `sub` the substate inside a step).
+   * (`key` a state of the graph, `sub` the substate inside a step). The record's `status` is
+   * read from the same stored snapshot as the position, so the two always agree.
    */
   statechart(id: string): Promise<{
     record: WorkflowRecord;
@@ -444,7 +445,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async statechart(id) {
       const { record, live } = restoreLive(internals, await loadWorkflow(internals, id));
       return {
-        record,
+        // status and position both from the one snapshot: a status column written apart from
+        // its snapshot must not show a workflow PENDING_ASYNC in a completed state
+        record: { ...record, status: workflowStatus(live) },
         chart: describeStatechart(live.compiled),
         position: workflowPosition(live),
         // a copy: restored snapshots are shared between workflows (workflow/snapshot.ts)

@@ -117,7 +117,11 @@ export function outcomeTransition(
         workflowId: id,
         eventType: 'JUMPED',
         stepName: step.name,
-        eventData: { from: step.name, to: outcome.target },
+        eventData: {
+          from: step.name,
+          to: outcome.target,
+          ...(outcome.missingPaths && { missing_paths: outcome.missingPaths }),
+        },
       });
       break;
     case 'paused':
@@ -127,7 +131,7 @@ export function outcomeTransition(
         workflowId: id,
         eventType: 'WORKFLOW_PAUSED',
         stepName: step.name,
-        eventData: { reason: 'human_input' },
+        eventData: { reason: 'human_input', ...(outcome.byDefault && { by_default: true }) },
       });
       break;
     case 'subWorkflow':

@@ -3,7 +3,7 @@
  * They are recognised by `name`, never by `instanceof`, so a directive thrown by another copy
  * of this package (a step module bundling its own) or rebuilt from a worker thread's message
  * still works. Both camelCase and snake_case fields are read, so step modules ported from
- * other engines keep working.
+ * other engines keep working. The typed helpers that throw them are in `steer.ts`.
  */
 import type { JsonObject } from '../model/json.js';
 
@@ -34,10 +34,23 @@ export class StartSubWorkflowDirective extends Error {
   }
 }
 
+/**
+ * Complete the step now, `result` merged into state. A step's return does the same, except on
+ * a HUMAN_IN_LOOP step's first run, where a return waits for input: this directive is how such
+ * a step says, on purpose, that this time no human is needed.
+ */
+export class WorkflowProceedDirective extends Error {
+  override readonly name = 'WorkflowProceedDirective';
+  constructor(readonly result: JsonObject = {}) {
+    super('proceed without waiting for input');
+  }
+}
+
 /** A directive as the engine reads it. */
 export type Directive =
   | { kind: 'jump'; target: string }
   | { kind: 'pause'; result: JsonObject }
+  | { kind: 'proceed'; result: JsonObject }
   | { kind: 'subWorkflow'; workflowType: string; initialData: JsonObject };
 
 const isObject = (v: unknown): v is JsonObject =>
@@ -55,6 +68,10 @@ export function readDirective(thrown: unknown): Directive | undefined {
     case 'WorkflowPauseDirective': {
       const result = thrown.result;
       return { kind: 'pause', result: isObject(result) ? result : {} };
+    }
+    case 'WorkflowProceedDirective': {
+      const result = thrown.result;
+      return { kind: 'proceed', result: isObject(result) ? result : {} };
     }
     case 'StartSubWorkflowDirective': {
       const workflowType = field('workflowType', 'workflow_type');

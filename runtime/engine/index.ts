@@ -23,8 +23,10 @@ export {
   StartSubWorkflowDirective,
   WorkflowJumpDirective,
   WorkflowPauseDirective,
+  WorkflowProceedDirective,
   type Directive,
 } from './directives.js';
+export { jumpTo, pause, proceed, startSubWorkflow } from './directiveHelpers.js';
 export {
   SimulatedCrash,
   STEP_ERROR_CODES,

@@ -1,7 +1,8 @@
 /**
- * Calling a step function with the working-copy rule (DESIGN §3.2): the function gets a deep
- * copy of the state; changes it makes in place are kept when it returns or jumps and thrown
- * away when it fails; a returned object is merged on top.
+ * Calling a step function with the working-copy rule: the function gets a deep copy of the
+ * state; changes it makes in place are kept when it returns or jumps and thrown away when it
+ * fails; a returned object is merged on top. A proceed directive is a return the function made
+ * on purpose (`proceeded`), which only a HUMAN_IN_LOOP step tells apart from a plain one.
  */
 import { toError } from '../errors.js';
 import { mergeState } from '../merge/index.js';
@@ -13,8 +14,12 @@ import type { StepExecutor } from './executor.js';
 
 /** What calling a step function came to. */
 export type InvokeResult =
-  | { kind: 'returned'; state: JsonObject }
-  | { kind: 'directive'; directive: Directive; state: JsonObject }
+  | { kind: 'returned'; state: JsonObject; proceeded?: true }
+  | {
+      kind: 'directive';
+      directive: Exclude<Directive, { kind: 'proceed' }>;
+      state: JsonObject;
+    }
   | { kind: 'threw'; error: StepError };
 
 const isPlainObject = (v: unknown): v is JsonObject =>
@@ -29,28 +34,36 @@ export async function invokeStepFunction(
 ): Promise<InvokeResult> {
   const working = structuredClone(state);
   let returned: unknown;
+  let proceeded = false;
   try {
     returned = await executor.call(functionPath, working, context);
   } catch (thrown) {
     const directive = readDirective(thrown);
     if (directive?.kind === 'pause')
       return { kind: 'directive', directive, state: mergeState(working, directive.result) };
-    if (directive) return { kind: 'directive', directive, state: working };
-    const error = toError(thrown);
-    return {
-      kind: 'threw',
-      error: new StepError(
-        'STEP_FUNCTION_FAILED',
-        context.stepName,
-        `${functionPath} failed: ${error.message}`,
-        {
-          cause: error,
-          details: { function: functionPath },
-        },
-      ),
-    };
+    if (directive?.kind === 'proceed') {
+      returned = directive.result;
+      proceeded = true;
+    } else if (directive) return { kind: 'directive', directive, state: working };
+    else {
+      const error = toError(thrown);
+      return {
+        kind: 'threw',
+        error: new StepError(
+          'STEP_FUNCTION_FAILED',
+          context.stepName,
+          `${functionPath} failed: ${error.message}`,
+          {
+            cause: error,
+            details: { function: functionPath },
+          },
+        ),
+      };
+    }
   }
-  if (returned === undefined || returned === null) return { kind: 'returned', state: working };
+  const marked = proceeded ? ({ proceeded: true } as const) : {};
+  if (returned === undefined || returned === null)
+    return { kind: 'returned', state: working, ...marked };
   if (!isPlainObject(returned)) {
     const got = Array.isArray(returned) ? 'an array' : typeof returned;
     return {
@@ -66,7 +79,7 @@ export async function invokeStepFunction(
     };
   }
   try {
-    return { kind: 'returned', state: mergeState(working, returned) };
+    return { kind: 'returned', state: mergeState(working, returned), ...marked };
   } catch (error) {
     return {
       kind: 'threw',

@@ -46,8 +46,10 @@ export interface StepEffects {
 /** The result of executing a step once. */
 export type StepOutcome = (
   | { kind: 'completed'; state: JsonObject }
-  | { kind: 'jumped'; target: string; state: JsonObject }
-  | { kind: 'paused'; state: JsonObject }
+  /** `missingPaths`: paths a DECISION's conditions read that were not there. */
+  | { kind: 'jumped'; target: string; state: JsonObject; missingPaths?: string[] }
+  /** `byDefault`: a HUMAN_IN_LOOP step that returned on its first run, waiting anyway. */
+  | { kind: 'paused'; state: JsonObject; byDefault?: true }
   | { kind: 'subWorkflow'; state: JsonObject; child: ChildWorkflowSpec }
   | { kind: 'retry'; state: JsonObject; dueAt: Date; attempt: number; error: SaffronError }
   | { kind: 'dispatch'; state: JsonObject; tasks: TaskSpec[]; timeoutAt?: Date }

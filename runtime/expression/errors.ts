@@ -34,13 +34,47 @@ export class ExpressionSyntaxError extends SaffronError {
 }
 
 /**
- * A well-formed expression combined values it cannot combine, e.g. `'a' + 1`, `-'x'`,
- * `len(null)` or a division by zero. Missing paths never cause this: they evaluate to null.
+ * A well-formed expression could not be evaluated: a function given the wrong type
+ * (`len(5)`), a division by zero, or — as the subclass {@link ExpressionTypeError} — an
+ * operator given types it does not take.
  */
 export class ExpressionEvaluationError extends SaffronError {
-  override readonly name = 'ExpressionEvaluationError';
+  override readonly name: string = 'ExpressionEvaluationError';
 
-  constructor(message: string, options: SaffronErrorOptions = {}) {
-    super('EXPRESSION_EVALUATION', message, options);
+  constructor(
+    message: string,
+    options: SaffronErrorOptions = {},
+    code: 'EXPRESSION_EVALUATION' | 'EXPRESSION_TYPE_MISMATCH' = 'EXPRESSION_EVALUATION',
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** The types of the two sides of an operator, as {@link ExpressionTypeError} names them. */
+export interface OperandTypes {
+  /** The operator, e.g. `>` or `+` (`-` for a negation, with no `left`). */
+  operator: string;
+  left?: string;
+  right: string;
+}
+
+/**
+ * An operator met types it does not take: an ordering (`< <= > >=`) across types, as in
+ * `state.amount_minor > '10000'` (a number and a string), or arithmetic on something that is
+ * not a number. Such a condition would otherwise quietly be false and route a workflow past
+ * a check; code `EXPRESSION_TYPE_MISMATCH`, the expression and both types in `details`.
+ */
+export class ExpressionTypeError extends ExpressionEvaluationError {
+  override readonly name: string = 'ExpressionTypeError';
+  /** The operator and the type of each side. */
+  readonly operands: OperandTypes;
+
+  constructor(message: string, operands: OperandTypes, options: SaffronErrorOptions = {}) {
+    super(
+      message,
+      { ...options, details: { ...options.details, ...operands } },
+      'EXPRESSION_TYPE_MISMATCH',
+    );
+    this.operands = operands;
   }
 }

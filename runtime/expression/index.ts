@@ -12,11 +12,13 @@
  *   null, false, 0, '', [] and {} are false);
  * - `not` / `!` — note that `!` binds like `not`: `!a == b` means `not (a == b)`;
  * - `== != < <= > >=`, `in`, `not in` — equality is structural and never coerces (`1 == '1'`
- *   is false); ordering compares two numbers or two strings and is false otherwise (null
- *   included); membership looks in lists, substrings and object keys. Comparisons do not
- *   chain: `a < b < c` is a syntax error;
+ *   is false); ordering compares two numbers or two strings, is false when either side is
+ *   null (a missing path), and is an EXPRESSION_TYPE_MISMATCH error for anything else
+ *   (`amount > '10000'`, booleans, lists); membership looks in lists, substrings and object
+ *   keys. Comparisons do not chain: `a < b < c` is a syntax error;
  * - `+ -`, then `* / %`, then unary `-` — `+` adds numbers and concatenates two strings or
- *   two lists; anything else, and division or remainder by zero, is an evaluation error.
+ *   two lists; anything else is an EXPRESSION_TYPE_MISMATCH error, and division or remainder
+ *   by zero an EXPRESSION_EVALUATION error.
  *   `%` follows JavaScript (the sign of the dividend);
  * - literals (`1`, `2.5e3`, `'s'`, `"s"` with backslash escapes, `true false null`, also
  *   `True False None`), list literals (`status in ['A', 'B']`), parentheses, paths (`state.a.b`, bare `a.b` meaning `state.a.b`,
@@ -30,7 +32,7 @@
  * cannot exhaust the stack.
  */
 import type { Expression } from './ast.js';
-import { evaluateExpression, type ExpressionScope } from './evaluate.js';
+import { evaluateExpression, type EvaluationTrace, type ExpressionScope } from './evaluate.js';
 import { parseExpression } from './parse.js';
 
 export type {
@@ -47,8 +49,13 @@ export type {
   UnaryExpression,
 } from './ast.js';
 export { BINARY_OPERATORS, FUNCTION_NAMES } from './ast.js';
-export { ExpressionEvaluationError, ExpressionSyntaxError } from './errors.js';
-export { evaluateExpression, type ExpressionScope } from './evaluate.js';
+export {
+  ExpressionEvaluationError,
+  ExpressionSyntaxError,
+  ExpressionTypeError,
+  type OperandTypes,
+} from './errors.js';
+export { evaluateExpression, type EvaluationTrace, type ExpressionScope } from './evaluate.js';
 export { formatExpression } from './format.js';
 export { MAX_NESTING, MAX_SOURCE_LENGTH, MAX_TREE_DEPTH } from './limits.js';
 export { parseExpression } from './parse.js';
@@ -72,7 +79,9 @@ const MAX_PARSED = 1000;
  * and return a function that evaluates it against any scope. Throws
  * {@link ExpressionSyntaxError} immediately when `source` does not parse.
  */
-export function compileExpression(source: string): (scope: ExpressionScope) => unknown {
+export function compileExpression(
+  source: string,
+): (scope: ExpressionScope, trace?: EvaluationTrace) => unknown {
   let expr = parsed.get(source);
   if (expr === undefined) {
     expr = parseExpression(source);
@@ -80,5 +89,5 @@ export function compileExpression(source: string): (scope: ExpressionScope) => u
     parsed.set(source, expr);
   }
   const tree = expr;
-  return (scope) => evaluateExpression(tree, scope);
+  return (scope, trace) => evaluateExpression(tree, scope, trace);
 }

@@ -39,6 +39,9 @@ export type Token =
   | { readonly type: 'symbol'; readonly value: TokenSymbol; readonly column: number }
   | { readonly type: 'end'; readonly column: number };
 
+/** Comparison operators written the wrong way round, and what was meant. */
+const SWAPPED: Readonly<Record<string, string>> = { '=>': '>=', '=<': '<=' };
+
 const NUMBER = /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
 const WHITESPACE = /[ \t\r\n]+/y;
@@ -87,6 +90,12 @@ export function tokenize(source: string): Token[] {
     } else {
       const symbol = SYMBOLS.find((candidate) => source.startsWith(candidate, index));
       if (symbol === undefined) {
+        const swapped = SWAPPED[source.slice(index, index + 2)];
+        if (swapped !== undefined)
+          fail(
+            `unexpected '${source.slice(index, index + 2)}' (did you mean '${swapped}'?)`,
+            index,
+          );
         const hint = char === '=' ? " (use '==' to compare)" : '';
         fail(`unexpected character '${char}'${hint}`, index);
       } else {

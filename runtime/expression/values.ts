@@ -1,7 +1,7 @@
 /**
  * Value semantics of the expression language: Python-like truthiness, structural equality
- * without coercion, ordering that is false across types (and with null), and membership.
- * None of these throw, which is why comparisons and boolean logic never fail at run time.
+ * without coercion, ordering of two numbers or two strings, and membership. None of these
+ * throw; the evaluator decides what an ordering of other types means (an error).
  */
 
 /**

@@ -167,13 +167,16 @@ describe('engine commands: unknown ids and bad options', () => {
       const run = await runCli([...args, '--db', db], { cwd: dir });
       expect(run.code, args[0]).toBe(1);
       expect(run.stderr).toBe(
-        `saffron: error: WORKFLOW_NOT_FOUND: workflow ${id} does not exist\n`,
+        `saffron: error: WORKFLOW_NOT_FOUND: workflow ${id} does not exist in database sqlite:${db}\n`,
       );
     }
     const json = await runCli(['show', id, '--db', db, '--json'], { cwd: dir });
     expect(JSON.parse(json.stdout)).toEqual({
       ok: false,
-      error: { code: 'WORKFLOW_NOT_FOUND', message: `workflow ${id} does not exist` },
+      error: {
+        code: 'WORKFLOW_NOT_FOUND',
+        message: `workflow ${id} does not exist in database sqlite:${db}`,
+      },
     });
   });
 

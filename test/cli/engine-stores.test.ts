@@ -51,6 +51,35 @@ describe('engine commands: the default database', () => {
     expect(valid.code, valid.stdout).toBe(0);
   });
 
+  it('says which default database it opened, that it just created it, and names it in WORKFLOW_NOT_FOUND', async () => {
+    const home = join(dir, 'home');
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(home);
+    mkdirSync(elsewhere);
+    const file = (cwd: string) => `sqlite:${join(cwd, '.saffron/saffron.db')}`;
+    const hint = 'the default in the working directory; --db or DATABASE_URL opens another';
+
+    const run = await runCli(['run', loanYaml, '--data', reviewLoan, '--json'], { cwd: home });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(
+      `saffron: database ${file(home)} (did not exist: created it, empty), ${hint}\n`,
+    );
+    const { id } = workflowOf(run);
+    const shown = await runCli(['show', id, '--json'], { cwd: home });
+    expect(shown.stderr).toBe(`saffron: database ${file(home)}, ${hint}\n`);
+
+    // the same resume from another folder opens another (new, empty) database, and says so
+    const lost = await runCli(['resume', id, '--input', '{"decision":"approve"}'], {
+      cwd: elsewhere,
+    });
+    expect(lost.code).toBe(1);
+    const created = `database ${file(elsewhere)} (did not exist: created it, empty), ${hint}`;
+    expect(lost.stderr).toBe(
+      `saffron: ${created}\n` +
+        `saffron: error: WORKFLOW_NOT_FOUND: workflow ${id} does not exist in ${created}\n`,
+    );
+  });
+
   it('uses DATABASE_URL when no --db is given, and --database-url as an alias', async () => {
     const cwd = join(dir, 'env');
     mkdirSync(cwd);

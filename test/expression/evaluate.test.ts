@@ -3,6 +3,8 @@ import {
   compileExpression,
   evaluateExpression,
   ExpressionEvaluationError,
+  ExpressionTypeError,
+  formatExpression,
   isTruthy,
   parseExpression,
   type ExpressionScope,
@@ -104,16 +106,22 @@ describe('arithmetic', () => {
     ['true + 1', 'cannot add boolean and number'],
     [`'ab' * 2`, "cannot apply '*' to string and number"],
     ['amount - name', "cannot apply '-' to number and string"],
-    ['amount / 0', 'division by zero'],
-    ['amount % zero', 'division by zero'],
     [`-'x'`, 'cannot negate a string'],
     ['-missing', 'cannot negate a null'],
-  ])('%s throws %s', (source, message) => {
+  ])('%s throws a type mismatch: %s', (source, message) => {
     const error = evaluationError(source);
     expect(error.message).toContain(message);
+    expect(error).toBeInstanceOf(ExpressionTypeError);
+    expect(error.code).toBe('EXPRESSION_TYPE_MISMATCH');
+    expect(error.name).toBe('ExpressionTypeError');
+    expect(error.retryable).toBe(false);
+  });
+
+  it.each(['amount / 0', 'amount % zero'])('%s throws division by zero', (source) => {
+    const error = evaluationError(source);
+    expect(error.message).toContain('division by zero');
     expect(error.code).toBe('EXPRESSION_EVALUATION');
     expect(error.name).toBe('ExpressionEvaluationError');
-    expect(error.retryable).toBe(false);
   });
 
   it('names the failing sub-expression in the message', () => {
@@ -144,9 +152,6 @@ describe('comparisons', () => {
     ['nothing == null', true],
     ['missing != null', false],
     ['empty == null', false],
-    [`1 < '2'`, false],
-    [`'2' > 1`, false],
-    ['true > false', false],
   ])('%s → %s', (source, expected) => {
     expect(run(source)).toBe(expected);
   });
@@ -155,7 +160,27 @@ describe('comparisons', () => {
     expect(run(`missing ${op} 1`)).toBe(false);
     expect(run(`1 ${op} missing`)).toBe(false);
     expect(run(`null ${op} null`)).toBe(false);
-    expect(run(`tags ${op} tags`)).toBe(false);
+    expect(run(`nothing ${op} 'a'`)).toBe(false);
+  });
+
+  it.each([
+    [`amount > '10000'`, "cannot compare number with string using '>'", 'number', 'string'],
+    [`'2' < 1`, "cannot compare string with number using '<'", 'string', 'number'],
+    ['amount >= true', "cannot compare number with boolean using '>='", 'number', 'boolean'],
+    ['tags <= 3', "cannot compare list with number using '<='", 'list', 'number'],
+    ['true > false', "cannot order two boolean values with '>'", 'boolean', 'boolean'],
+    ['tags < tags', "cannot order two list values with '<'", 'list', 'list'],
+    ['customer > 1', "cannot compare object with number using '>'", 'object', 'number'],
+  ])('%s is a type mismatch naming both types', (source, message, left, right) => {
+    const error = evaluationError(source);
+    expect(error).toBeInstanceOf(ExpressionTypeError);
+    expect(error.code).toBe('EXPRESSION_TYPE_MISMATCH');
+    expect(error.message).toBe(`${message} in ${formatExpression(parseExpression(source))}`);
+    expect(error.details).toMatchObject({ left, right });
+  });
+
+  it('a mismatch on the side not evaluated does not fail', () => {
+    expect(run(`false and amount > '1'`)).toBe(false);
   });
 
   it('compares lists and objects structurally', () => {
@@ -298,6 +323,22 @@ describe('functions', () => {
     const error = evaluationError(source);
     expect(error.message).toContain(message);
     expect(error.code).toBe('EXPRESSION_EVALUATION');
+  });
+});
+
+describe('missing paths', () => {
+  it('are recorded in a trace, once each, in reading order; exists() does not count', () => {
+    const trace = { missingPaths: [] as string[] };
+    const source =
+      'amount.minor > 10000 or missing == 1 or amount.minor < 0 or exists(gone) or context.x';
+    expect(evaluateExpression(parseExpression(source), scope, trace)).toBe(false);
+    expect(trace.missingPaths).toEqual(['state.amount.minor', 'state.missing', 'context.x']);
+  });
+
+  it('are not recorded for the side a short circuit skips', () => {
+    const trace = { missingPaths: [] as string[] };
+    expect(compileExpression('amount > 1 or missing > 1')(scope, trace)).toBe(true);
+    expect(trace.missingPaths).toEqual([]);
   });
 });
 

@@ -123,6 +123,8 @@ describe('parseExpression: errors carry the column and the source', () => {
     ["'abc", 'unterminated string starting at column 1', 1],
     ["'\\q'", "unknown escape '\\q' at column 2", 2],
     ['a = 1', "unexpected character '=' (use '==' to compare) at column 3", 3],
+    ['amount => 10', "unexpected '=>' (did you mean '>='?) at column 8", 8],
+    ['amount =< 10', "unexpected '=<' (did you mean '<='?) at column 8", 8],
     ['a @ b', "unexpected character '@' at column 3", 3],
     ['1 < a < 3', "comparisons cannot be chained (use 'and') at column 7", 7],
     ['x and', 'expected an expression at column 6', 6],

@@ -4,6 +4,7 @@ import {
   BINARY_OPERATORS,
   evaluateExpression,
   ExpressionEvaluationError,
+  ExpressionTypeError,
   formatExpression,
   parseExpression,
   type Expression,
@@ -228,15 +229,31 @@ const booleanTree = fc.letrec<{ expr: Expression; leaf: Expression }>((tie) => (
   ),
 })).expr;
 
-describe('property: comparisons and logic never throw', () => {
-  it('evaluate to a boolean for any JSON state', () => {
+/** A boolean, or the operator of the ordering across types that failed. */
+function comparisonOutcome(compute: () => unknown): unknown {
+  try {
+    const value = compute();
+    expect(typeof value).toBe('boolean');
+    return value;
+  } catch (error) {
+    if (!(error instanceof ExpressionTypeError)) throw error;
+    expect(['<', '<=', '>', '>=']).toContain(error.operands.operator);
+    expect(error.operands.left).not.toBe('null');
+    expect(error.operands.right).not.toBe('null');
+    return { mismatch: error.operands };
+  }
+}
+
+describe('property: comparisons and logic fail only on an ordering across types', () => {
+  it('evaluate to a boolean for any JSON state, or to a type mismatch of < <= > >=', () => {
     fc.assert(
       fc.property(booleanTree, jsonState, jsonState, (tree, state, context) => {
-        const result = evaluateExpression(tree, { state, context });
-        expect(typeof result).toBe('boolean');
+        const result = comparisonOutcome(() => evaluateExpression(tree, { state, context }));
         expect(
-          evaluateExpression(parseExpression(formatExpression(tree)), { state, context }),
-        ).toBe(result);
+          comparisonOutcome(() =>
+            evaluateExpression(parseExpression(formatExpression(tree)), { state, context }),
+          ),
+        ).toEqual(result);
       }),
       { numRuns: 1000 },
     );

@@ -9,7 +9,13 @@
  */
 import type { LoopStep, StepDefinition } from '../../definition/index.js';
 import { toError } from '../../errors.js';
-import { compileExpression, isTruthy, parsePath, resolvePath } from '../../expression/index.js';
+import {
+  compileExpression,
+  ExpressionTypeError,
+  isTruthy,
+  parsePath,
+  resolvePath,
+} from '../../expression/index.js';
 import type { JsonObject } from '../../model/json.js';
 import { contextScope, createStepLogger, type StepContext } from '../context.js';
 import { StepError } from '../errors.js';
@@ -149,11 +155,12 @@ export async function executeLoop(
         }),
       );
     } catch (error) {
+      const mismatch = error instanceof ExpressionTypeError;
       return new StepError(
-        'LOOP_SOURCE_INVALID',
+        mismatch ? 'EXPRESSION_TYPE_MISMATCH' : 'LOOP_SOURCE_INVALID',
         step.name,
         `while_condition failed: ${toError(error).message}`,
-        { cause: error },
+        { cause: error, ...(mismatch && { details: { ...error.operands } }) },
       );
     }
   };
