@@ -118,7 +118,7 @@ const sectionOf = (result: BenchResult, system: QueueSystem) =>
   isSaffron(system) ? result.metrics : result.baselines;
 
 /**
- * The result key of `system`'s figure `name` (DESIGN.md §8): Saffron's bare in `metrics`
+ * The result key of `system`'s figure `name` (the bench output contract, docs/reference/benchmarks.md): Saffron's bare in `metrics`
  * (`tasks_per_s_4w`), a Saffron variant's after its name less `saffron_` (`prefetch_…`,
  * `queue_only_…`), a peer's after its name in `baselines` (`graphile_tasks_per_s_4w`).
  */
@@ -297,7 +297,7 @@ async function measureLatency(
 }
 
 function goalNote(s: Settings, result: BenchResult): void {
-  // the headline ratio of DESIGN.md §8: steady state with 4 worker processes
+  // the headline ratio of the bench output: steady state with 4 worker processes
   if (s.processes.includes(4)) result.ratios.vs_best_peer = result.ratios.vs_best_peer_4w ?? null;
   for (const mine of ['saffron', 'saffron_prefetch']) {
     const ratios = s.processes.map((p) => result.ratios[keyOf(mine, `vs_best_peer_${p}w`)]);

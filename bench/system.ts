@@ -1,5 +1,5 @@
 /**
- * bench system: the whole system under the loads issue 10 names, each part against a
+ * bench system: the whole system under the loads it is meant for, each part against a
  * baseline measured in the same run on the same machine and database.
  *
  * 1. workflows — end-to-end durable workflows on PostgreSQL: a 5-step workflow with one ASYNC

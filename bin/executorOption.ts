@@ -1,5 +1,5 @@
 /**
- * `--executor inline|threads|postgres` of `run` and `start` (DESIGN §3.9): where step
+ * `--executor inline|threads|postgres` of `run` and `start` (docs/architecture.md#execution-providers): where step
  * functions and ASYNC / PARALLEL task bodies run. The default follows the database: on
  * PostgreSQL the tasks table is a queue that `saffron worker` processes on any machine share
  * (claims with SKIP LOCKED, wake-ups by NOTIFY), so tasks go there; SQLite and PGlite are one

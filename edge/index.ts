@@ -1,5 +1,5 @@
 /**
- * The edge agent (DESIGN §5–6): offline-first workflows on SQLite, store-and-forward
+ * The edge agent (docs/architecture.md#security, #cloud-and-edge): offline-first workflows on SQLite, store-and-forward
  * payments, sync, signed config, commands, WASM cache and metrics, talking to the cloud
  * over signed HTTP and a WebSocket.
  */

@@ -1,5 +1,5 @@
 /**
- * The cloud control plane (DESIGN §5–6): an HTTP API under `/api/v1` and the device
+ * The cloud control plane (docs/architecture.md#security, #cloud-and-edge): an HTTP API under `/api/v1` and the device
  * WebSocket gateway, over a PostgreSQL or embedded PGlite store.
  */
 export {

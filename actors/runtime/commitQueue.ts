@@ -2,7 +2,7 @@
  * Group commit for step commits. Callers hand in their plan and await their own durable
  * acknowledgement; plans that arrive while a batch is being written go together into the
  * next transaction. An idle queue flushes on the next turn of the event loop, so a lone
- * workflow waits for nothing; under load, batches form by themselves (DESIGN §3.8:
+ * workflow waits for nothing; under load, batches form by themselves (docs/architecture.md#durability:
  * throughput from doing less per commit, never from skipping durability).
  *
  * If a batch fails (a version conflict, a constraint), it is rolled back and its plans are

@@ -1,6 +1,6 @@
 /**
  * Driving a workflow: run its current step, commit the result, and go on while the workflow
- * is ACTIVE and the step says `automate_next` (DESIGN §3.6). Also settles the two kinds of
+ * is ACTIVE and the step says `automate_next` (docs/architecture.md#statuses). Also settles the two kinds of
  * waiting that end without a step run: a sub-workflow that finished, and saga compensations.
  *
  * Durability: nothing a step does is visible until its commit; a crash anywhere before the

@@ -1,7 +1,7 @@
 /**
  * Recording task outcomes and settling the task groups they complete, a batch at a time:
  * outcomes that finish while a batch is being written wait and go together into the next
- * (group commit, as for step commits — DESIGN §3.8), so a worker pays one or two statements
+ * (group commit, as for step commits — docs/architecture.md#durability), so a worker pays one or two statements
  * per batch of tasks rather than ten per task. A batch is recorded one of two ways:
  *
  * - direct (PostgreSQL and PGlite; the common case): retries, and the outcome of an ASYNC

@@ -157,7 +157,7 @@ export function workflowPosition(s: WorkflowSnapshot): { key: string; sub: strin
   return { key, sub: typeof sub === 'string' ? sub : null };
 }
 
-/** The workflow status a snapshot means (DESIGN §3.6). */
+/** The workflow status a snapshot means (docs/architecture.md#statuses). */
 export function workflowStatus(s: WorkflowSnapshot): WorkflowStatus {
   const context = s.snapshot.context as WorkflowMachineContext;
   const { key, sub } = workflowPosition(s);

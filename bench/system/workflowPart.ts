@@ -13,7 +13,7 @@ import { writeSteps } from './flow.js';
 import type { SystemSettings } from './settings.js';
 import { measureFlows, type FlowContext } from './workflows.js';
 
-/** The ratio goal of Saffron's workflows/s over DBOS's (issue 10). */
+/** The ratio goal of Saffron's workflows/s over DBOS's. */
 const GOAL = 2;
 
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>

@@ -1,5 +1,5 @@
 /**
- * The edge agent (issue 7; DESIGN §5–6): everything a payment terminal runs, assembled over
+ * The edge agent (docs/architecture.md#security, #cloud-and-edge): everything a payment terminal runs, assembled over
  * one SQLite file (agentParts.ts):
  *
  * - the store, its edge tables created on first start (`synchronous=FULL`: an approval the

@@ -1,5 +1,5 @@
 /**
- * One workflow for the POS: start it and drive it until it is no longer ACTIVE (DESIGN §3.6),
+ * One workflow for the POS: start it and drive it until it is no longer ACTIVE (docs/architecture.md#statuses),
  * so the cashier gets the customer's outcome in the same request.
  *
  * Before a new workflow starts:

@@ -11,7 +11,7 @@
  * and that every step function loads from the steps root — and, when the sender says what it
  * is deploying, that the type and the definition hash match. Only then is it stored and
  * registered, so the next workflow of that type starts on it; workflows already running keep
- * the definition snapshot they started with (DESIGN §3.8).
+ * the definition snapshot they started with (docs/architecture.md#durability).
  */
 import { readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';

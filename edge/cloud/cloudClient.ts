@@ -1,5 +1,5 @@
 /**
- * The agent's signed channel to the cloud (DESIGN §5): every request carries
+ * The agent's signed channel to the cloud (docs/architecture.md#security): every request carries
  * `Authorization: Device id:sig`, a fresh timestamp and nonce, signed over method, path with
  * query, timestamp, nonce and the body's SHA-256. The clock is injected so a test can move
  * it; the fetch is injected so a test can cut the network without touching the agent.

@@ -1,5 +1,5 @@
 /**
- * The command channel (DESIGN §6): commands arrive over the device socket, or — while the
+ * The command channel (docs/architecture.md#cloud-and-edge): commands arrive over the device socket, or — while the
  * socket is down — by polling `GET …/commands`; each runs once (commandExecutor.ts) and is
  * acked with its result, over the socket when it is up, else over REST.
  *

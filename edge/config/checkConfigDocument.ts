@@ -1,6 +1,6 @@
 /**
  * What a device checks before it loads a configuration document (spec: Authentication 4;
- * DESIGN §5), in this order: shape, checksum (corruption), Ed25519 signature against the
+ * docs/architecture.md#security), in this order: shape, checksum (corruption), Ed25519 signature against the
  * pinned cloud key (tampering), then that it is the document asked for and issued for this
  * device, then its schema. The order matters: a checksum failure is reported as corruption
  * even when the signature would fail too, and nothing unsigned is ever parsed for meaning —

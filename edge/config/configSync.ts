@@ -1,5 +1,5 @@
 /**
- * Config sync (spec: polling rule for config; DESIGN §5–6): the device polls its signed
+ * Config sync (spec: polling rule for config; docs/architecture.md#security, #cloud-and-edge): the device polls its signed
  * configuration and fraud rules with `If-None-Match`, and loads a new document only after
  * checking it (checkConfigDocument.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * Building the signed store-and-forward record of a settled workflow (DESIGN §5–6), with the
+ * Building the signed store-and-forward record of a settled workflow (docs/architecture.md#security, #cloud-and-edge), with the
  * shared record schema (runtime/saf/record.ts) — the same one the cloud checks on upload —
  * so a record the device commits is one the cloud will accept. Pure: the sequence number
  * and the completion time come from the caller, who takes them inside the transaction.

@@ -1,5 +1,5 @@
 /**
- * The encrypted card payload of a store-and-forward record (DESIGN §5: a PAN is never stored
+ * The encrypted card payload of a store-and-forward record (docs/architecture.md#security: a PAN is never stored
  * in clear). The device encrypts the workflow's whole `card` object with AES-256-GCM under
  * its card key; the record carries base64 of `iv (12 bytes) | tag (16 bytes) | ciphertext`
  * (runtime/saf/record.ts), which the cloud stores and cannot read — only the holder of the

@@ -1,6 +1,6 @@
 /**
  * The `final_state` of a store-and-forward record: the workflow's state with everything a
- * record must not carry taken out (DESIGN §5–6: no card data, no secrets).
+ * record must not carry taken out (docs/architecture.md#security, #cloud-and-edge: no card data, no secrets).
  *
  * - `card` (top level) is removed: the record carries it as token + last four + encrypted
  *   payload (see buildSafRecord.ts), never inside the state.

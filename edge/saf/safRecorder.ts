@@ -1,5 +1,5 @@
 /**
- * The store-and-forward recorder (DESIGN §6): the runtime's `onSettled` hook that writes a
+ * The store-and-forward recorder (docs/architecture.md#cloud-and-edge): the runtime's `onSettled` hook that writes a
  * signed transaction record into `saf_pending_transactions` in the SAME SQLite transaction
  * that commits a workflow's terminal status. A payment approved offline and its record
  * therefore exist together or not at all: a power cut can lose neither one alone (the edge

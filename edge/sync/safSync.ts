@@ -1,5 +1,5 @@
 /**
- * The store-and-forward uploader (DESIGN §6): sends PENDING records to
+ * The store-and-forward uploader (docs/architecture.md#cloud-and-edge): sends PENDING records to
  * `POST /api/v1/transactions/batch` in sequence order, in batches, and writes down the
  * cloud's answer — SYNCED only for ids in `synced_ids` (duplicates included: the cloud
  * already holds them), REJECTED with the cloud's code for refused records.

@@ -1,5 +1,5 @@
 /**
- * Cloud-to-device commands (DESIGN §6; lifecycle in runtime/store/commands/command.ts):
+ * Cloud-to-device commands (docs/architecture.md#cloud-and-edge; lifecycle in runtime/store/commands/command.ts):
  *
  * - `POST /api/v1/devices/{id}/commands` — an operator creates one (typed payloads:
  *   link/commandTypes.ts); it is pushed at once if the device's socket is open on any

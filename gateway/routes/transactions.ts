@@ -1,5 +1,5 @@
 /**
- * Store-and-forward intake (DESIGN §5–6): `POST /api/v1/transactions/batch`, device only.
+ * Store-and-forward intake (docs/architecture.md#security, #cloud-and-edge): `POST /api/v1/transactions/batch`, device only.
  * Body `{records: [...]}` (a bare array, as the spec words it, is accepted too), 1 to 500
  * records (schema: runtime/saf/record.ts). Each record is checked on its own, in this order,
  * and a failure rejects that record only:

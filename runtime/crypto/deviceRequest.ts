@@ -1,5 +1,5 @@
 /**
- * Device request signatures (DESIGN §5): `Authorization: Device <device_id>:<signature>`,
+ * Device request signatures (docs/architecture.md#security): `Authorization: Device <device_id>:<signature>`,
  * `X-Saffron-Timestamp` (RFC 3339) and `X-Saffron-Nonce`; the signature is base64url
  * HMAC-SHA256(device secret, METHOD \n path?query \n timestamp \n nonce \n sha256hex(body)).
  * Used by devices to sign and by the gateway to verify, in constant time. A socket upgrade

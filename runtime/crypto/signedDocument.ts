@@ -1,6 +1,6 @@
 /**
  * Signed documents: what the cloud sends a device as configuration (device config, fraud
- * rules), and how the device checks it before loading (spec: Authentication 4; DESIGN §5).
+ * rules), and how the device checks it before loading (spec: Authentication 4; docs/architecture.md#security).
  *
  * A document is a JSON object with a `type`, a `checksum` and a `signature`:
  * - `checksum` = SHA-256 (hex) of the canonical JSON (RFC 8785) of the document's content

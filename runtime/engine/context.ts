@@ -1,5 +1,5 @@
 /**
- * The `context` a step function receives (DESIGN §3.2). Logging through `context.log` is
+ * The `context` a step function receives (docs/architecture.md#definitions-and-step-functions). Logging through `context.log` is
  * buffered and written to workflow_execution_logs in the step's own commit, so a step's log
  * lines and its result become durable together.
  */

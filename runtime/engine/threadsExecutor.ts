@@ -1,5 +1,5 @@
 /**
- * The `threads` execution provider (DESIGN §3.9): step functions run in a piscina pool of
+ * The `threads` execution provider (docs/architecture.md#execution-providers): step functions run in a piscina pool of
  * worker threads, so a CPU-bound step cannot stall the engine's event loop — timers,
  * heartbeats and other workflows keep running while it computes.
  *

@@ -1,6 +1,6 @@
 /**
  * Merging step results into workflow state: `merge_strategy` (SHALLOW | DEEP) and
- * `merge_conflict_behavior` (PREFER_NEW | PREFER_EXISTING | RAISE_ERROR), DESIGN §3.5.
+ * `merge_conflict_behavior` (PREFER_NEW | PREFER_EXISTING | RAISE_ERROR), docs/architecture.md#merging.
  *
  * One implementation serves STANDARD results, PARALLEL task results ({@link mergeAll}) and
  * resumed input, so a conflict means the same thing wherever it is raised.

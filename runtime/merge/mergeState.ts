@@ -1,5 +1,5 @@
 /**
- * Merging a step's result into workflow state (DESIGN §3.5).
+ * Merging a step's result into workflow state (docs/architecture.md#merging).
  *
  * Merges are pure: inputs are never mutated and the result shares no array or plain object
  * with them. The engine hands the merged state to the next step as a working copy that the

@@ -2,7 +2,7 @@
  * Closed sets of the core model: each is an `as const` array, a derived type and a runtime
  * guard, and each is mirrored by a CHECK constraint in both databases (see runtime/schema).
  *
- * Workflow status transitions (DESIGN.md §3.6):
+ * Workflow status transitions (docs/architecture.md#statuses):
  *
  * | from                 | event                                   | to                    |
  * |----------------------|-----------------------------------------|-----------------------|

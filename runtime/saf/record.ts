@@ -1,6 +1,6 @@
 /**
  * The store-and-forward transaction record: what an edge device writes when it completes a
- * workflow offline and uploads later (DESIGN §6, spec: POST /api/v1/transactions/batch).
+ * workflow offline and uploads later (docs/architecture.md#cloud-and-edge, spec: POST /api/v1/transactions/batch).
  *
  * | field              | type                                   | note                                   |
  * |--------------------|----------------------------------------|----------------------------------------|

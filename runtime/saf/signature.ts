@@ -1,5 +1,5 @@
 /**
- * Transaction record signatures (DESIGN §5): `signature` = base64url(HMAC-SHA256(device
+ * Transaction record signatures (docs/architecture.md#security): `signature` = base64url(HMAC-SHA256(device
  * secret, UTF-8 of the RFC 8785 canonical JSON of the record without its `signature`
  * member)). The device signs when it commits the record offline; the cloud verifies before
  * storing it, in constant time, against the device's current secret and — during a

@@ -19,7 +19,7 @@
  * | completed_at       | RFC 3339 time                 | end on the device                            |
  *
  * Summaries are not signed one by one (unlike transaction records, which are evidence kept
- * for settlement): the upload itself is a signed device request (DESIGN §5). A summary's
+ * for settlement): the upload itself is a signed device request (docs/architecture.md#security). A summary's
  * canonical JSON may not exceed {@link MAX_SUMMARY_BYTES}; the device leaves a larger state
  * out and says so with `state_omitted`.
  */

@@ -1,5 +1,5 @@
 /**
- * Runs WASM guests on a piscina pool of worker threads (DESIGN §2: node:wasi preview1 in
+ * Runs WASM guests on a piscina pool of worker threads (docs/architecture.md#chosen-dependencies: node:wasi preview1 in
  * piscina workers), so a guest never blocks the engine's event loop (spec: "the runtime does
  * not block other work while it runs").
  *

@@ -1,5 +1,5 @@
 /**
- * The chaos run (issue 10, item 1), start to finish:
+ * The chaos run, start to finish:
  *
  * 1. a database of its own; two gateway and two worker processes on it; an admin token from
  *    `saffron users create`; webhooks to a local receiver; the fraud rules and the fleet

@@ -354,6 +354,8 @@ describe('function paths and device error texts', () => {
     try {
       const executor = createCommandExecutor({
         store: edge.store,
+        // signatures are another test's concern (trustedChannel.test.ts): this one is the ack text
+        verify: () => undefined,
         handlers: {
           // installing a definition whose step module is missing fails with the root's path
           UPDATE_WORKFLOW: async () => {

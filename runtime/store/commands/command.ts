@@ -1,6 +1,6 @@
 /**
  * The device command record as operations return it, and the command audit trail's event
- * names. Lifecycle (DESIGN §6; statuses from COMMAND_STATUSES):
+ * names. Lifecycle (docs/architecture.md#cloud-and-edge; statuses from COMMAND_STATUSES):
  *
  * | from               | event                                      | to        | audit event        |
  * |--------------------|--------------------------------------------|-----------|--------------------|
