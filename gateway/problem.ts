@@ -85,6 +85,8 @@ const SAFFRON_STATUS: Readonly<Record<string, number>> = {
   EXPRESSION_EVALUATION: 422,
   MERGE_CONFLICT: 409,
   MERGE_UNSAFE_KEY: 422,
+  // an outbound address the machine's policy refuses (runtime/http/destinationPolicy.ts)
+  DESTINATION_REFUSED: 422,
 };
 
 const isWorkflowErrorCode = (code: string): code is WorkflowErrorCode =>
