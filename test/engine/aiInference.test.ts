@@ -312,6 +312,48 @@ steps:
       expect(allowed.state.inference_result).toEqual({ index: 0, label: 'allow', score: 0.9 });
     });
 
+    it('applies timeout_ms to custom models, slow or blocking, in a running workflow', async () => {
+      const def = await definition(`
+workflow_type: custom_slow
+automate_next: true
+steps:
+  - name: rules
+    type: AI_INFERENCE
+    ai_config: { model_name: slow, runtime: custom, input_source: card, timeout_ms: 200 }
+  - name: blocking
+    type: AI_INFERENCE
+    ai_config: { model_name: blocking, runtime: custom, input_source: card, timeout_ms: 200 }
+`);
+      let slowFinished = false;
+      rt.inference.registerCustom(
+        'slow',
+        () =>
+          new Promise((resolve) =>
+            setTimeout(() => {
+              slowFinished = true;
+              resolve([0.5]);
+            }, 1_500),
+          ),
+      );
+      const slow = await rt.start(def, { card: { uses_last_hour: 9 } });
+      expect(slow.status).toBe('FAILED');
+      expect(slow.state.inference_result).toBeUndefined();
+      expect(slowFinished).toBe(false);
+      expect(await failure(slow)).toMatchObject({ code: 'AI_INFERENCE_FAILED', step: 'rules' });
+      expect((await failure(slow)).message).toContain('INFERENCE_TIMEOUT');
+
+      rt.inference.registerCustom('slow', () => [0.5]);
+      rt.inference.registerCustom('blocking', () => {
+        const until = Date.now() + 1_500;
+        while (Date.now() < until);
+        return [0.5];
+      });
+      const blocking = await rt.start(def, { card: { uses_last_hour: 9 } });
+      expect(blocking.status).toBe('FAILED');
+      expect(await failure(blocking)).toMatchObject({ code: 'AI_INFERENCE_FAILED', step: 'blocking' });
+      expect((await failure(blocking)).message).toContain('INFERENCE_TIMEOUT');
+    });
+
     it('resolves model_path under the steps root', async () => {
       mkdirSync(join(folder.dir, 'models'));
       folder.write('models/fraud_v2.onnx', logisticRegressionModel([1, 1, 1, 1], 0));
