@@ -27,6 +27,8 @@ export interface DemoSnapshot {
   synced: number;
   /** Most recent fleet event (config published, fraud rule updated, …). */
   lastEvent: string | undefined;
+  /** Why payments failed, with how many failed that way. */
+  failureReasons?: ReadonlyMap<string, number>;
 }
 
 /** Fresh counters. */
@@ -48,9 +50,18 @@ export function formatSnapshot(s: DemoSnapshot): string {
     `payments ${totalPayments(p)}`,
     `approved ${p.approvedOnline} online + ${p.approvedOffline} offline`,
     `declined ${p.declined + p.limited}${p.limited ? ` (${p.limited} by SAF limits)` : ''}`,
-    ...(p.failed ? [`failed ${p.failed}`] : []),
+    ...(p.failed ? [`failed ${p.failed}${describeFailures(s.failureReasons)}`] : []),
     `SAF backlog ${s.backlog}`,
     `synced ${s.synced}`,
   ];
   return parts.join(' | ') + (s.lastEvent ? ` | ${s.lastEvent}` : '');
+}
+
+/** ` (FAILED at authorize ×3, TIMEOUT ×1, …)`: the two commonest reasons, most frequent first. */
+function describeFailures(reasons: ReadonlyMap<string, number> | undefined): string {
+  if (!reasons || reasons.size === 0) return '';
+  const sorted = [...reasons].sort((a, b) => b[1] - a[1]);
+  const shown = sorted.slice(0, 2).map(([reason, n]) => `${reason} ×${n}`);
+  if (sorted.length > 2) shown.push(`${sorted.length - 2} more`);
+  return ` (${shown.join(', ')})`;
 }

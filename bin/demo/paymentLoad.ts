@@ -67,13 +67,27 @@ export function drawPayment(random: () => number, acquirerUrl: string): JsonObje
   };
 }
 
+/** Why `record` counts as failed — its status and the step it stopped at — or undefined. */
+export function failureReason(record: WorkflowRecord): string | undefined {
+  const decision = (record.state as { decision?: unknown }).decision;
+  if (record.status !== 'COMPLETED') return `${record.status} at ${record.currentStep ?? 'start'}`;
+  return decision ? undefined : 'completed without a decision';
+}
+
 /** Count one finished payment. */
 export function countOutcome(counts: PaymentCounts, record: WorkflowRecord): void {
   const decision = (record.state as { decision?: { status?: unknown; mode?: unknown } }).decision;
-  if (record.status !== 'COMPLETED' || !decision) counts.failed++;
+  if (failureReason(record) !== undefined || !decision) counts.failed++;
   else if (decision.status !== 'APPROVED') counts.declined++;
   else if (decision.mode === 'ONLINE') counts.approvedOnline++;
   else counts.approvedOffline++;
+}
+
+/** A short name for an error the agent threw: its code when it has one. */
+function errorReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.name : 'error';
 }
 
 /** Run payments on `agent` until `signal` aborts; resolves when the last one ended. */
@@ -87,6 +101,8 @@ export async function runPayments(
     signal: AbortSignal;
     /** Told about each payment that ran to its end. */
     onFinished?: (record: WorkflowRecord) => void;
+    /** Told why each failed payment failed (`FAILED at authorize`, an error code). */
+    onFailed?: (reason: string) => void;
     onError?: (error: unknown) => void;
   },
 ): Promise<void> {
@@ -115,10 +131,13 @@ export async function runPayments(
         if (record.status === 'WAITING_HUMAN_INPUT')
           record = await agent.resumeWorkflow(record.id, { approved: random() < 0.85 });
         countOutcome(counts, record);
+        const reason = failureReason(record);
+        if (reason !== undefined) options.onFailed?.(reason);
         options.onFinished?.(record);
       }
     } catch (error) {
       counts.failed++;
+      options.onFailed?.(errorReason(error));
       options.onError?.(error);
     }
     await pause(options.meanGapMs * (0.5 + random()));

@@ -236,6 +236,7 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
       reviewAfterMs: 4_000,
     });
     const counts = emptyCounts();
+    const failureReasons = new Map<string, number>();
     let lastEvent: string | undefined;
     const event = (text: string) => {
       lastEvent = text;
@@ -251,6 +252,7 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
         acquirerUrl: acquirer.url,
         meanGapMs: options.paymentGapSeconds * 1000,
         signal: stopLoad.signal,
+        onFailed: (reason) => failureReasons.set(reason, (failureReasons.get(reason) ?? 0) + 1),
         onFinished: (record) => {
           const { decision, amount_minor } = record.state as {
             decision?: { status?: unknown };
@@ -306,7 +308,10 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
       await settlements
         .tick(Date.now())
         .catch((error: unknown) => say(`demo: settlements: ${String(error)}`));
-      const line = formatSnapshot(await snapshot(cloud, fleet, counts, startedAt, lastEvent));
+      const line = formatSnapshot({
+        ...(await snapshot(cloud, fleet, counts, startedAt, lastEvent)),
+        failureReasons,
+      });
       if (io.stdout.isTTY) io.stdout.write(`\r\x1b[K${line}`);
       else if (Math.round(elapsed) % 5 === 0) io.stdout.write(`${line}\n`);
       await Promise.race([sleep(1000), stop]);
@@ -324,7 +329,10 @@ export async function runDemo(options: DemoOptions, io: CliIo): Promise<DemoResu
     if (!drained) say('demo: after 60 s some terminals are still offline, queued or not upgraded');
     say(`demo: ${onV2}/${devices.length} terminals run fraud rules v2`);
     io.stdout.write(
-      `${formatSnapshot(await snapshot(cloud, fleet, counts, startedAt, 'final'))}\n`,
+      `${formatSnapshot({
+        ...(await snapshot(cloud, fleet, counts, startedAt, 'final')),
+        failureReasons,
+      })}\n`,
     );
     const settled = await cloud.store.db
       .selectFrom('workflow_executions')
