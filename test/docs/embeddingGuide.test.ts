@@ -57,7 +57,7 @@ describe('embedding guide', () => {
       cwd: dir,
     }).then(
       () => '',
-      (error: { stdout?: string }) => error.stdout ?? String(error),
+      (error: Error & { stdout?: string }) => error.stdout ?? error.message,
     );
     expect(result).toBe('');
   }, 120_000);
