@@ -62,6 +62,7 @@ import { createWorkflowRegistry, type WorkflowRegistry } from './registry.js';
 import { startHeartbeatPulse } from './pulse.js';
 import {
   checkInput,
+  checkInputSchema,
   createPlan,
   definitionOf,
   initialRecord,
@@ -382,6 +383,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async start(workflow, data, startOptions = {}) {
       const definition = definitionOf(internals, workflow);
       const initialData = checkInput(data ?? {}, 'workflow data') ?? {};
+      checkInputSchema(definition, initialData, 'workflow data');
       const key = startOptions.idempotencyKey;
       if (key !== undefined) {
         const existing = await getWorkflowByIdempotencyKey(internals.store, key);

@@ -5,6 +5,7 @@
 import {
   ConflictError,
   mergeState,
+  validateJson,
   WorkflowError,
   type JsonObject,
   type WorkflowDefinition,
@@ -39,6 +40,27 @@ export function checkInput(value: unknown, what: string): JsonObject | undefined
   } catch (cause) {
     throw new WorkflowError('INVALID_INPUT', `${what} is not JSON-serializable`, { cause });
   }
+}
+
+/**
+ * Refuse `data` that does not match `definition.input_schema` (INVALID_INPUT, every failing
+ * path in `details.issues`; the messages name paths and rules, never the values).
+ */
+export function checkInputSchema(
+  definition: WorkflowDefinition,
+  data: JsonObject,
+  what: string,
+): void {
+  if (definition.input_schema === undefined) return;
+  const issues = validateJson(definition.input_schema, data);
+  if (issues.length === 0) return;
+  const first = issues[0]!;
+  throw new WorkflowError(
+    'INVALID_INPUT',
+    `${what} does not match the input schema of '${definition.workflow_type}': ${first.path} ${first.message}` +
+      (issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''),
+    { details: { issues } },
+  );
 }
 
 /**
@@ -139,7 +161,11 @@ export async function startBatch(
   data: readonly JsonObject[],
   options: StartManyOptions,
 ): Promise<WorkflowRecord[]> {
-  const inputs = data.map((d, i) => checkInput(d, `workflow data [${i}]`) ?? {});
+  const inputs = data.map((d, i) => {
+    const input = checkInput(d, `workflow data [${i}]`) ?? {};
+    checkInputSchema(definition, input, `workflow data [${i}]`);
+    return input;
+  });
   const now = internals.clock.now();
   const records = inputs.map((d) => initialRecord(internals, definition, d, now, options));
   const driver = options.run === false ? undefined : internals.workerId;

@@ -7,6 +7,7 @@
  */
 import { parseFunctionPath, StepFunctionError } from './functionPath.js';
 import { collectFunctionRefs } from './functionRefs.js';
+import { checkInputSchema } from './inputSchemaChecks.js';
 import { isStepKind } from './kinds.js';
 import { errorIssue, type RawIssue } from './rawIssue.js';
 import { collectRawSteps } from './rawSteps.js';
@@ -30,5 +31,6 @@ export function crossCheck(definition: unknown): RawIssue[] {
       issues.push(errorIssue('FUNCTION_PATH_INVALID', ref.path, error.message));
     }
   }
+  issues.push(...checkInputSchema(definition, tree));
   return issues;
 }

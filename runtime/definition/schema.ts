@@ -268,6 +268,7 @@ export const workflowDefinitionSchema = z.strictObject({
     .optional(),
   description: z.string().optional(),
   initial_state: jsonObject.default(() => ({})),
+  input_schema: jsonObject.optional(),
   saga_mode: z.boolean().optional(),
   automate_next: z.boolean().default(false),
   store_and_forward: z.boolean().default(false),

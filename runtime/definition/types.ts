@@ -252,6 +252,12 @@ export interface WorkflowDefinition {
   description?: string;
   /** Initial workflow state defaults; `{}` when absent. */
   initial_state: JsonObject;
+  /**
+   * JSON Schema (the supported subset) of the data a workflow is started with: `start`
+   * refuses data that does not match (INVALID_INPUT), and loading checks conditions' paths
+   * and comparisons against it.
+   */
+  input_schema?: JsonObject;
   /** Accepted; saga is active whenever a step names `compensate_function`. */
   saga_mode?: boolean;
   /** Workflow-wide default of the per-step `automate_next`; default false. */
