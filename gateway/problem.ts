@@ -106,7 +106,10 @@ export function toProblem(error: unknown): Problem | undefined {
   if (error instanceof Problem) return error;
   if (error instanceof SaffronError) {
     const status = saffronStatus(error);
-    if (status !== undefined) return new Problem(status, error.code, error.message);
+    // an input refused by a workflow's input schema: every failing path (never a value)
+    const issues = error.code === 'INVALID_INPUT' ? error.details.issues : undefined;
+    if (status !== undefined)
+      return new Problem(status, error.code, error.message, issues ? { errors: issues } : {});
     return undefined;
   }
   const e = error as { statusCode?: unknown; code?: unknown; message?: unknown };
