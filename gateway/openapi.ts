@@ -25,6 +25,8 @@ export interface DocumentedRoute {
   summary: string;
   tags: readonly string[];
   security: 'none' | 'user' | 'user-or-device';
+  /** Operator roles allowed (documented as `x-saffron-roles`). */
+  roles?: readonly string[];
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -133,6 +135,7 @@ export class OpenApiRegistry {
         summary: r.summary,
         tags: r.tags,
         security,
+        ...(r.roles ? { 'x-saffron-roles': r.roles } : {}),
         parameters: [
           ...parameters(r.params, 'path'),
           ...parameters(r.query, 'query'),

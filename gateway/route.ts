@@ -144,6 +144,7 @@ export function route<
     summary: spec.summary,
     tags: spec.tags,
     security: 'public' in access ? 'none' : access.devices ? 'user-or-device' : 'user',
+    ...('public' in access ? {} : { roles: access.roles }),
     ...(spec.params ? { params: spec.params } : {}),
     ...(spec.query ? { query: spec.query } : {}),
     ...(spec.body || spec.documentedBody ? { body: spec.documentedBody ?? spec.body } : {}),
