@@ -27,7 +27,7 @@ import pg from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createApiToken, createGateway, ephemeralKeyring } from '../gateway/index.js';
 import { commandRoutes } from '../gateway/routes/commands.js';
-import { fleetRoutes } from '../gateway/routes/fleet.js';
+import { fleetRoutes } from '../gateway/fleet/module.js';
 import { migrations } from '../migrations/index.js';
 import { migrate, openStore } from '../runtime/store/index.js';
 import { percentile, round, type BenchOptions, type BenchResult } from './harness.js';

@@ -5,7 +5,7 @@
 import type { RouteModule } from '../server.js';
 import { registerWorkflowRoutes } from './workflows.js';
 import { registerAssignmentRoutes } from './assignments.js';
-import { registerConfigRoutes } from './config.js';
+import { registerConfigRoutes } from '../config/routes.js';
 import { registerDeviceRoutes } from './devices.js';
 import { registerPolicyRoutes } from './policies.js';
 import { registerRegistrationKeyRoutes } from './registrationKeys.js';
@@ -15,10 +15,10 @@ import { registerWorkflowSummaryRoutes } from './workflowSummaries.js';
 import { commandRoutes } from './commands.js';
 import { registerWasmComponentRoutes } from './wasmComponents.js';
 import { registerDashboard } from '../dashboard/registerDashboard.js';
-import { fleetRoutes } from './fleet.js';
-import { governanceRoutes } from './governance.js';
-import { webhookRoutes } from './webhooks.js';
-import { auditRoutes } from './audit.js';
+import { fleetRoutes } from '../fleet/module.js';
+import { governanceRoutes } from '../governance/module.js';
+import { webhookRoutes } from '../webhooks/module.js';
+import { auditRoutes } from '../audit/module.js';
 
 /** The route modules a full control plane serves. */
 export const ALL_ROUTES: readonly RouteModule[] = [

@@ -26,7 +26,7 @@ import {
 } from '../../edge/index.js';
 import { contentChecksum } from '../../runtime/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { registerConfigRoutes } from '../../gateway/routes/config.js';
+import { registerConfigRoutes } from '../../gateway/config/routes.js';
 import {
   eventLog,
   manualTimers,

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetentionJob } from '../../gateway/audit/retentionJob.js';
-import { auditRoutes } from '../../gateway/routes/audit.js';
+import { auditRoutes } from '../../gateway/audit/module.js';
 import {
   appendCommandAudit,
   type CommandActor,

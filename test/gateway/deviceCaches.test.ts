@@ -17,7 +17,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
 import { createCredentialCache } from '../../gateway/auth/credentialCache.js';
-import { registerConfigRoutes } from '../../gateway/routes/config.js';
+import { registerConfigRoutes } from '../../gateway/config/routes.js';
 import { getDeviceSecret, openStore, rotateDeviceSecret, type Store } from '../../runtime/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../gateway/index.js';
 import type { FleetDriver } from '../../gateway/fleet/driver.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { fleetRoutes } from '../../gateway/routes/fleet.js';
+import { fleetRoutes } from '../../gateway/fleet/module.js';
 import { expireCommands, SYSTEM_ACTOR } from '../../runtime/index.js';
 import { testClock, type DeviceSocket } from '../support/device.js';
 import {

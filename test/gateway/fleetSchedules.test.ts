@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../gateway/index.js';
 import type { FleetDriver } from '../../gateway/fleet/driver.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { fleetRoutes } from '../../gateway/routes/fleet.js';
+import { fleetRoutes } from '../../gateway/fleet/module.js';
 import { testClock } from '../support/device.js';
 import { json, QUIET_LINK, startFleetGateway, type FleetGateway } from '../support/fleet.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';

@@ -17,9 +17,9 @@ import {
   type Gateway,
 } from '../../gateway/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { registerConfigRoutes } from '../../gateway/routes/config.js';
+import { registerConfigRoutes } from '../../gateway/config/routes.js';
 import { registerTransactionRoutes } from '../../gateway/routes/transactions.js';
-import { webhookRoutes } from '../../gateway/routes/webhooks.js';
+import { webhookRoutes } from '../../gateway/webhooks/module.js';
 import { registerWorkflowRoutes } from '../../gateway/routes/workflows.js';
 import { connectDevice, signedRecord } from '../support/device.js';
 import { ENGINE_STEPS } from '../support/engine.js';

@@ -13,8 +13,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '../../gateway/index.js';
 import { testClock, type DeviceSocket } from '../support/device.js';
-import { governanceRoutes } from '../../gateway/routes/governance.js';
-import { registerConfigRoutes } from '../../gateway/routes/config.js';
+import { governanceRoutes } from '../../gateway/governance/module.js';
+import { registerConfigRoutes } from '../../gateway/config/routes.js';
 import { json, onlineDevice, startFleetGateway, type FleetGateway } from '../support/fleet.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 

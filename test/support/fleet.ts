@@ -6,7 +6,7 @@
 import type { FleetDriver } from '../../gateway/fleet/driver.js';
 import type { RouteModule } from '../../gateway/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { fleetRoutes } from '../../gateway/routes/fleet.js';
+import { fleetRoutes } from '../../gateway/fleet/module.js';
 import { connectDevice, type DeviceSocket, type TestClock } from './device.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 import type { TestDialect } from './stores.js';

@@ -14,7 +14,7 @@
  * | `saf.batch_synced`   | a SAF upload stored at least one new record             | insertSafTransactions |
  * | `approval.requested` | a command needing approval is held                      | approvals code, through {@link emitWebhookEvent} |
  * | `approval.decided`   | an approval is granted, rejected or expires             | same       |
- * | `config.published`   | a configuration layer version is published              | gateway/routes/config.ts |
+ * | `config.published`   | a configuration layer version is published              | gateway/config/routes.ts |
  *
  * The envelope is `{id, type, created_at, data}`: `id` is the event id (the same for every
  * registration that receives the event, and across redeliveries, so receivers dedupe on it),

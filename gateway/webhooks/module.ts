@@ -8,8 +8,8 @@ import {
   createWebhookDispatcher,
   type WebhookDispatcher,
   type WebhookDispatcherOptions,
-} from '../webhooks/dispatcher.js';
-import { registerWebhookRoutes } from '../webhooks/routes.js';
+} from './dispatcher.js';
+import { registerWebhookRoutes } from './routes.js';
 import type { RouteModule } from '../server.js';
 
 /** Options of {@link webhookRoutes}. */

@@ -5,11 +5,11 @@
  * command routes, whose device hub pushes what it creates.
  */
 import type { GatewayContext } from '../context.js';
-import { registerBatchRoutes } from '../fleet/batchRoutes.js';
-import { registerBroadcastRoutes } from '../fleet/broadcastRoutes.js';
-import { createFleetDriver, type FleetDriver, type FleetDriverOptions } from '../fleet/driver.js';
-import { registerScheduleRoutes } from '../fleet/scheduleRoutes.js';
-import { registerTemplateRoutes } from '../fleet/templateRoutes.js';
+import { registerBatchRoutes } from './batchRoutes.js';
+import { registerBroadcastRoutes } from './broadcastRoutes.js';
+import { createFleetDriver, type FleetDriver, type FleetDriverOptions } from './driver.js';
+import { registerScheduleRoutes } from './scheduleRoutes.js';
+import { registerTemplateRoutes } from './templateRoutes.js';
 import type { RouteModule } from '../server.js';
 
 /** Options of {@link fleetRoutes}. */

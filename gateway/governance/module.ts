@@ -7,11 +7,11 @@
  */
 import { ensureSystemRoles } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
-import { registerApprovalRoutes } from '../governance/approvalRoutes.js';
-import { startApprovalSweeper, type ApprovalSweeper } from '../governance/approvalSweeper.js';
-import { registerAuthorizationRoutes } from '../governance/authorizationRoutes.js';
-import { registerRateLimitRoutes } from '../governance/rateLimitRoutes.js';
-import { registerCommandVersionRoutes } from '../governance/versionRoutes.js';
+import { registerApprovalRoutes } from './approvalRoutes.js';
+import { startApprovalSweeper, type ApprovalSweeper } from './approvalSweeper.js';
+import { registerAuthorizationRoutes } from './authorizationRoutes.js';
+import { registerRateLimitRoutes } from './rateLimitRoutes.js';
+import { registerCommandVersionRoutes } from './versionRoutes.js';
 import type { RouteModule } from '../server.js';
 
 /** Options of {@link governanceRoutes}. */

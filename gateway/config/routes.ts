@@ -24,9 +24,9 @@ import {
 } from '../../runtime/index.js';
 import { auditActor } from '../auditActor.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
-import { answerNotModified, answerSigned, tagged } from '../config/answerSigned.js';
-import { deviceConfigDocument, fraudRulesDocument } from '../config/documents.js';
-import { publishLayer } from '../config/publishLayer.js';
+import { answerNotModified, answerSigned, tagged } from './answerSigned.js';
+import { deviceConfigDocument, fraudRulesDocument } from './documents.js';
+import { publishLayer } from './publishLayer.js';
 import type { GatewayContext } from '../context.js';
 import { HELD_RESPONSE, HELD_SUMMARY, replyHeld } from '../fleet/heldReply.js';
 import { holdConfigPush } from '../governance/heldConfigLayers.js';

@@ -4,13 +4,13 @@
  * and the scheduled purge (gateway/audit/retentionJob.ts). One route module, so the schedule
  * starts with the gateway and stops with it.
  */
-import { registerAuditRoutes } from '../audit/routes.js';
+import { registerAuditRoutes } from './routes.js';
 import {
   createRetentionJob,
   type RetentionJob,
   type RetentionJobOptions,
-} from '../audit/retentionJob.js';
-import { registerRetentionRoutes } from '../audit/retentionRoutes.js';
+} from './retentionJob.js';
+import { registerRetentionRoutes } from './retentionRoutes.js';
 import type { GatewayContext } from '../context.js';
 import type { RouteModule } from '../server.js';
 
