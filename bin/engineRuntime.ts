@@ -13,7 +13,7 @@ import {
   type RuntimeOptions,
   type WorkflowRegistry,
 } from '../actors/index.js';
-import { WorkflowError } from '../runtime/engine/index.js';
+import { WorkflowError } from '../runtime/execution/index.js';
 import type { Store } from '../runtime/store/index.js';
 import { destinationOptionsFromEnv } from '../runtime/http/index.js';
 import { envSecrets } from '../runtime/template/index.js';

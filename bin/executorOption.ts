@@ -7,7 +7,7 @@
  */
 import { Option, type Command } from 'commander';
 import type { RuntimeOptions } from '../actors/index.js';
-import { inlineExecutor, threadsExecutor } from '../runtime/engine/index.js';
+import { inlineExecutor, threadsExecutor } from '../runtime/execution/index.js';
 import { describeStoreTarget, type StoreTarget } from '../runtime/store/index.js';
 import { CliExit } from './io.js';
 

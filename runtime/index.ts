@@ -16,7 +16,7 @@ export type { JsonObject } from './model/json.js';
 export * from './definition/index.js';
 export * from './expression/index.js';
 export * from './template/index.js';
-export * from './engine/index.js';
+export * from './execution/index.js';
 export * from './inference/index.js';
 export * from './merge/index.js';
 export * from './http/index.js';
