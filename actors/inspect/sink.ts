@@ -142,7 +142,7 @@ export function createInspectionSink(options: InspectionSinkOptions): Inspection
   };
 
   const eventOf = (event: WorkflowEvent | InspectedEvent): InspectedEvent =>
-    clean(event as unknown as JsonObject) as InspectedEvent;
+    clean(event) as InspectedEvent;
 
   const emitPlan = (plan: CommitPlan) => {
     const after: InspectedWorkflow = {

@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import {
   createRuntime,
   createWorkflowRegistry,
+  type InspectOption,
   type Runtime,
   type Service,
 } from '../../actors/index.js';
@@ -24,6 +25,7 @@ import {
   threadsExecutor,
   type Store,
 } from '../../runtime/index.js';
+import { maskCardData } from '../cardData/maskCardNumbers.js';
 import { maskCardWrites } from '../cardData/maskCardWrites.js';
 import { prepareDatabaseFiles } from '../cardData/privateFiles.js';
 import { refuseCardState } from '../cardData/refuseCardState.js';
@@ -169,6 +171,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       onSettled: recorder.onSettled,
       stateGuard: refuseCardState,
       stepDurability: options.stepDurability ?? 'boundaries',
+      ...(options.inspect === undefined ? {} : { inspect: withCardMasking(options.inspect) }),
       onBackgroundError: (error, id) =>
         ctx.fail('edge.workflow.failed', `background drive of workflow ${id} failed`, error),
     });
@@ -262,4 +265,17 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
     await store.close();
     throw error;
   }
+}
+
+/** `inspect` with the agent's card masking after the engine's redaction. */
+function withCardMasking(inspect: InspectOption): InspectOption {
+  const options =
+    typeof inspect === 'object' && !(inspect instanceof URL) && 'to' in inspect
+      ? inspect
+      : { to: inspect };
+  const own = options.redact;
+  return {
+    ...options,
+    redact: (value) => maskCardData(own ? own(value) : value),
+  };
 }
