@@ -49,6 +49,7 @@ import {
   type AgentLogger,
 } from './agentLog.js';
 import type { EdgeAgentOptions } from './agentOptions.js';
+import { createAgentStatusStore, type AgentStatusStore } from './agentStatusStore.js';
 import { createConnectivity, type Connectivity } from './connectivity.js';
 import { AgentError } from './errors.js';
 import { createWalCheckpoints, type WalCheckpoints } from './walCheckpoints.js';
@@ -57,6 +58,8 @@ import { createWorkflowCatalog, type WorkflowCatalog } from './workflowCatalog.j
 /** The parts of a running agent. */
 export interface AgentParts {
   store: Store;
+  /** The agent's live status (agentStatusStore.ts), fed by `connectivity`. */
+  status: AgentStatusStore;
   connectivity: Connectivity;
   runtime: Runtime;
   /** The engine's maintenance loop (timers, zombie recovery); set by `start()`. */
@@ -111,6 +114,16 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
   const store = await openStore(target, { sqlite: { rewriteWrites: maskCardWrites } });
   try {
     await ensureEdgeSchema(store);
+    const status = createAgentStatusStore();
+    status.on('connectivityChanged', ({ type: _, ...change }) => {
+      try {
+        log(connectivityEntry(change));
+        if (change.online) parts.sync.notifyOnline();
+      } catch (error) {
+        ctx.fail('edge.sync.failed', 'could not start the upload after the cloud came back', error);
+      }
+    });
+    const isOnline = () => status.getSnapshot().context.online;
     const connectivity = createConnectivity(
       createCloudClient({
         baseUrl: options.cloudUrl,
@@ -119,13 +132,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
         ...(options.fetch ? { fetch: options.fetch } : {}),
         now,
       }),
-      {
-        now,
-        onChange: (change) => {
-          log(connectivityEntry(change));
-          if (change.online) parts.sync.notifyOnline();
-        },
-      },
+      { status, now },
     );
     const cloud = connectivity.client;
     const registry = createWorkflowRegistry();
@@ -145,7 +152,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
     const recorder = createSafRecorder({
       deviceId: options.deviceId,
       deviceSecret: options.deviceSecret,
-      isOnline: connectivity.isOnline,
+      isOnline,
       cardKey: options.cardKey,
       clock: now,
       onEvent: (event) =>
@@ -190,7 +197,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       store,
       cloud,
       dataDir: dirname(options.dbPath),
-      networkAvailable: connectivity.isOnline,
+      networkAvailable: isOnline,
       ...(options.metricsIntervalMs !== undefined ? { intervalMs: options.metricsIntervalMs } : {}),
       onEvent: (event) => log(metricsEntry(event)),
       now,
@@ -247,6 +254,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
     });
     const parts: AgentParts = {
       store,
+      status,
       connectivity,
       runtime,
       service: undefined,
