@@ -11,7 +11,7 @@
 import { containsClearPan, findClearPan } from '../../runtime/index.js';
 
 /** What replaces a value the inspector must not see. */
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 /** Member names (lower case, without `_` or `-`) whose values are card data or credentials. */
 const SENSITIVE_KEYS = new Set([
@@ -52,8 +52,7 @@ const SENSITIVE_KEYS = new Set([
 const normalize = (key: string) => key.toLowerCase().replace(/[_-]/g, '');
 
 /** Whether a member called `key` holds card data or a credential by its name. */
-export const isSensitiveInspectionKey = (key: string): boolean =>
-  SENSITIVE_KEYS.has(normalize(key));
+const isSensitiveInspectionKey = (key: string): boolean => SENSITIVE_KEYS.has(normalize(key));
 
 function walk(value: unknown): unknown {
   if (typeof value === 'string') return containsClearPan(value) ? REDACTED : value;
