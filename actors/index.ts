@@ -41,6 +41,26 @@ export {
   type StartOptions,
 } from './runtime/createRuntime.js';
 export type { StepDurability } from './runtime/commitQueue.js';
+export {
+  INSPECT_PROTOCOL_VERSION,
+  INSPECTION_MESSAGE_TYPES,
+  type ActorMessage,
+  type EventMessage,
+  type InspectedEvent,
+  type InspectedSnapshot,
+  type InspectionMessage,
+  type InspectionMessageType,
+  type InspectionObserver,
+  type SnapshotMessage,
+} from './inspect/protocol.js';
+export {
+  createWebSocketInspector,
+  type WebSocketInspector,
+  type WebSocketInspectorOptions,
+} from './inspect/webSocketInspector.js';
+export { InspectError, parseInspectUrl } from './inspect/inspectUrl.js';
+export { redactForInspection } from './inspect/redact.js';
+export type { InspectOption, InspectOptions } from './inspect/inspectOption.js';
 export { createBatchQueue, type BatchQueueOptions } from './runtime/batchQueue.js';
 export {
   createWorkflowRegistry,

@@ -37,6 +37,7 @@ import {
   type WorkflowRowUpdate,
   type WorkflowStatus,
 } from '../../runtime/index.js';
+import type { WorkflowEvent } from '../workflow/events.js';
 
 /** The data of one workflow's commit. */
 export interface CommitPlan {
@@ -67,6 +68,8 @@ export interface CommitPlan {
   outbox: ((tx: StoreHandle) => Promise<void>)[];
   /** Refresh the owner's heartbeat, remove it (waiting or ended), or leave it. */
   heartbeat: { workerId: string; currentStep: string | null; at: Date } | 'delete' | 'keep';
+  /** The machine events this commit's transition took, in order (told to an inspector once written). */
+  events?: readonly WorkflowEvent[];
 }
 
 /** A plan that writes only its workflow's row, audit, metrics, logs and own heartbeat. */

@@ -101,7 +101,10 @@ export function createCommitQueue(
   maxInFlight = store.dialect === 'sqlite' ? 1 : 4,
   durability: StepDurability = 'every-step',
   holdMs = HOLD_MS,
+  onWritten?: (plans: readonly CommitPlan[]) => void,
 ): CommitQueue {
+  // what a written pending commit carried: its own plan, or the plans folded into it
+  const written = (p: Pending) => onWritten?.(p.parts ? p.parts.map((x) => x.plan) : [p.plan]);
   const writeBatch = async (batch: Pending[]) => {
     const now = batch.at(-1)!.now;
     const flush =
@@ -118,7 +121,10 @@ export function createCommitQueue(
       batch.forEach((p, i) => {
         const outcome = outcomes[i]!;
         if (outcome instanceof Error) p.reject(outcome);
-        else p.resolve(outcome);
+        else {
+          written(p);
+          p.resolve(outcome);
+        }
       });
     } catch (error) {
       // one by one, folded commits too, so that only the one at fault fails
@@ -128,7 +134,10 @@ export function createCommitQueue(
         return;
       }
       for (const p of single)
-        await commitPlan(store, p.plan, p.now, { flush }).then(p.resolve, p.reject);
+        await commitPlan(store, p.plan, p.now, { flush }).then((version) => {
+          written(p);
+          p.resolve(version);
+        }, p.reject);
     }
   };
 

@@ -60,6 +60,9 @@ import {
 import { serve, type ServeOptions, type Service } from './serve.js';
 import { createWorkflowRegistry, type WorkflowRegistry } from './registry.js';
 import { startHeartbeatPulse } from './pulse.js';
+import { createInspectionSink } from '../inspect/sink.js';
+import { resolveInspector, type InspectOption } from '../inspect/inspectOption.js';
+import { wfEvents } from '../workflow/events.js';
 import {
   checkInput,
   checkInputSchema,
@@ -159,6 +162,14 @@ export interface RuntimeOptions {
   stateGuard?: StateGuard;
   /** Where errors of background drives go (default: stderr). */
   onBackgroundError?: (error: unknown, workflowId: string) => void;
+  /**
+   * Stream each workflow's committed transitions to Stately's inspector: a `ws://` / `wss://`
+   * URL (a WebSocket client this runtime owns), an observer of the inspection messages, or
+   * either with extra masking (`{ to, redact }`). Messages go out only after their commit is
+   * written, with contexts, states and events redacted of card data and credentials; a slow or
+   * absent inspector never blocks the engine (docs/guides/inspecting-statecharts.md).
+   */
+  inspect?: InspectOption;
 }
 
 /** Options of {@link Runtime.start}. */
@@ -257,6 +268,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       process.stderr.write(
         `saffron: background drive of workflow ${id} failed: ${String(error)}\n`,
       ));
+  const inspector = options.inspect === undefined ? undefined : resolveInspector(options.inspect);
+  const sink =
+    inspector &&
+    createInspectionSink({
+      observer: inspector.observer,
+      clock: options.clock ?? systemClock,
+      // called only after a commit, when `internals` exists
+      compiledOf: (hash) => internals.compiled.get(hash),
+      ...(inspector.redact ? { redact: inspector.redact } : {}),
+    });
   const internals: Internals = {
     store: options.store,
     executor: options.executor ?? inlineExecutor({ stepsRoot: options.stepsRoot ?? process.cwd() }),
@@ -284,6 +305,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       options.maxCommitBatch,
       undefined,
       options.stepDurability,
+      undefined,
+      sink && ((plans) => sink.committed(plans)),
     ),
     driveChildren: options.driveChildren ?? true,
     runTasks: options.runTasks ?? true,
@@ -292,6 +315,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     taskLeaseMs: options.taskLeaseMs ?? 300_000,
     heldTasks: new Map(),
     onError: onBackgroundError,
+    onCommitted: sink && ((plans) => sink.committed(plans)),
     compiled: new Map(),
     compiledByObject: new WeakMap(),
     exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -314,6 +338,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         .finally(() => pending.delete(task));
       pending.add(task);
     },
+  };
+  /**
+   * Run an operator control (committed outside the commit queue) and tell the inspector of it
+   * when it changed the workflow.
+   */
+  const inspected = async (
+    id: string,
+    event: Parameters<NonNullable<typeof sink>['changed']>[1],
+    control: () => Promise<WorkflowRecord>,
+  ): Promise<WorkflowRecord> => {
+    if (!sink) return control();
+    const before = await loadWorkflow(internals, id).catch(() => undefined);
+    const after = await control();
+    if (before === undefined || after.version !== before.version) sink.changed(after, event);
+    return after;
   };
   if (options.registry && options.definitions)
     for (const d of options.definitions) options.registry.register(d);
@@ -418,7 +457,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // a deadline that passed before the input came wins, fired by a maintenance pass or not
       if (record.status === 'WAITING_HUMAN_INPUT') await fireTimeouts(internals, id, true);
       if (record.status === 'PAUSED') {
-        const resumed = await unpauseWorkflow(internals, id);
+        const resumed = await inspected(id, wfEvents.unpaused(), () =>
+          unpauseWorkflow(internals, id),
+        );
         if (resumed.status === 'PENDING_SUB_WORKFLOW')
           return driveWorkflow(internals, id, { kind: 'child-done' });
         return resumed;
@@ -430,17 +471,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     async retry(id, retryOptions = {}) {
-      await retryWorkflow(
-        internals,
+      await inspected(
         id,
-        retryOptions.fromStep,
-        checkInput(retryOptions.input, 'input'),
+        { type: 'wf.retried', ...(retryOptions.fromStep ? { step: retryOptions.fromStep } : {}) },
+        () =>
+          retryWorkflow(
+            internals,
+            id,
+            retryOptions.fromStep,
+            checkInput(retryOptions.input, 'input'),
+          ),
       );
       return driveWorkflow(internals, id, { kind: 'continue' });
     },
 
-    cancel: (id, cancelOptions = {}) => cancelWorkflow(internals, id, cancelOptions.reason),
-    pause: (id) => pauseWorkflow(internals, id),
+    cancel: (id, cancelOptions = {}) =>
+      inspected(id, wfEvents.cancelled(), () =>
+        cancelWorkflow(internals, id, cancelOptions.reason),
+      ),
+    pause: (id) => inspected(id, { type: 'wf.paused' }, () => pauseWorkflow(internals, id)),
     get: (id) => loadWorkflow(internals, id),
     list: (filter) => listWorkflows(internals.store, filter),
     audit: (id) => listAuditEvents(internals.store, id),
@@ -499,6 +548,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await internals.executor.close();
       await inference.close();
       await internals.wasm.close();
+      await inspector?.client?.close();
     },
   };
   return runtime;

@@ -21,6 +21,7 @@ import {
 } from '../../runtime/index.js';
 import { compileWorkflowMachine, type CompiledWorkflow } from '../workflow/compileMachine.js';
 import { restoreWorkflowSnapshot, type WorkflowSnapshot } from '../workflow/snapshot.js';
+import type { CommitPlan } from './commit.js';
 import type { CommitQueue } from './commitQueue.js';
 import type { WorkflowRegistry } from './registry.js';
 
@@ -90,6 +91,8 @@ export interface Internals {
   compiled: Map<string, CompiledWorkflow>;
   /** Compiled machines of definition objects this runtime was given. */
   compiledByObject: WeakMap<WorkflowDefinition, CompiledWorkflow>;
+  /** Told of plans once they are written (`RuntimeOptions.inspect`); must not throw. */
+  onCommitted: ((plans: readonly CommitPlan[]) => void) | undefined;
   /** Report an error that has no caller to go to (background work, scheduler). */
   onError(error: unknown, subject: string): void;
   /** Track a background drive so `drain()` can wait for it. */

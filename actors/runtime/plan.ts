@@ -13,7 +13,7 @@ import {
   type WorkflowStatus,
 } from '../../runtime/index.js';
 import { FINAL_STATES } from '../workflow/compileMachine.js';
-import type { WorkflowEvent } from '../workflow/events.js';
+import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import {
   initialWorkflowSnapshot,
   nextWorkflowSnapshot,
@@ -148,6 +148,10 @@ export function buildTransition(
   );
   // the live record is the row at its version (it advances with every commit of this drive)
   plan.statusBefore = record.status;
+  // a human resume is applied before the step it triggers runs (drive.ts, resumeHuman)
+  const resumed =
+    record.status === 'WAITING_HUMAN_INPUT' && workflowStatus(current.live) !== record.status;
+  plan.events = resumed ? [wfEvents.humanResumed(), ...events] : events;
   if (effects) {
     for (const child of effects.children) {
       const row = childRecord(internals, record, child);

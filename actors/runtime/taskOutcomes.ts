@@ -157,6 +157,7 @@ function settleTransition(
   finishAudit(t, record.id);
   const advance = !error && automateNext(step, t.next);
   const after = () => {
+    internals.onCommitted?.([t.plan]);
     if (!internals.driveChildren && !internals.runTasks) return;
     if ((t.status === 'ACTIVE' && advance) || workflowPosition(t.next).key === 'compensating') {
       internals.background(record.id, () =>

@@ -5,7 +5,7 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createRuntime } from '../../actors/index.js';
+import { createRuntime, parseInspectUrl } from '../../actors/index.js';
 import {
   createApiToken,
   createGateway,
@@ -32,6 +32,7 @@ interface ServeOptions extends DatabaseOptions, TimeoutFlags {
   workflows?: string[];
   worker?: boolean;
   logLevel?: string;
+  inspect?: URL;
 }
 
 /** Where the cloud keeps its keys: SAFFRON_KEYS_DIR, else `keys` beside the data directory. */
@@ -66,6 +67,7 @@ async function serve(options: ServeOptions, io: CliIo): Promise<void> {
       outbound: destinationOptionsFromEnv(io.env),
       runTasks: options.worker !== false,
       onSettled: workflowWebhookHook(),
+      ...(options.inspect ? { inspect: options.inspect } : {}),
     });
     const gateway = await createGateway({
       store,
@@ -116,7 +118,12 @@ export function registerCloudCommands(program: Command, io: CliIo): void {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--no-worker', 'do not run queued tasks and maintenance in this process')
-    .option('--log-level <level>', 'pino log level (default info)');
+    .option('--log-level <level>', 'pino log level (default info)')
+    .option(
+      '--inspect <url>',
+      'stream workflow statecharts to Stately’s inspector at this ws:// or wss:// URL',
+      parseInspectUrl,
+    );
   timeoutOptions(serveCommand).action((options: ServeOptions) => serve(options, io));
 
   const users = program.command('users').description('operator accounts (API tokens)');

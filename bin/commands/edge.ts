@@ -25,6 +25,7 @@ import {
   type AgentLogEntry,
   type AgentLogLevel,
 } from '../../edge/index.js';
+import { parseInspectUrl } from '../../actors/index.js';
 import { toError } from '../../runtime/index.js';
 import { destinationOptionsFromEnv } from '../../runtime/http/index.js';
 import { envSecrets } from '../../runtime/template/index.js';
@@ -57,6 +58,7 @@ interface EdgeRunOptions {
   metricsIntervalSeconds?: string;
   commandPollSeconds?: string;
   logLevel?: AgentLogLevel;
+  inspect?: URL;
 }
 
 function integer(name: string, value: string | undefined, min: number, max: number) {
@@ -196,6 +198,7 @@ async function run(options: EdgeRunOptions, io: CliIo): Promise<void> {
     ...(pollEvery !== undefined ? { commandPollIntervalMs: pollEvery * 1000 } : {}),
     onRestart: () => restartRequested?.(),
     log,
+    ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   try {
     await agent.start();
@@ -294,6 +297,11 @@ export function registerEdgeCommands(program: Command, io: CliIo): void {
       new Option('--log-level <level>', 'least severe log entry written (default info)').choices(
         LOG_LEVELS,
       ),
+    )
+    .option(
+      '--inspect <url>',
+      'stream workflow statecharts to Stately’s inspector at this ws:// or wss:// URL',
+      parseInspectUrl,
     )
     .action((options: EdgeRunOptions) => run(options, io));
 }

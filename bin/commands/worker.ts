@@ -4,6 +4,7 @@
  * PostgreSQL database; on SQLite one worker serves the file.
  */
 import type { Command } from 'commander';
+import { parseInspectUrl } from '../../actors/index.js';
 import { workflowWebhookHook } from '../../gateway/index.js';
 import { CliExit, type CliIo } from '../io.js';
 import {
@@ -24,6 +25,7 @@ interface WorkerOptions extends EngineOptions {
   leaseMs?: string;
   heartbeatMs?: string;
   zombieAfterMs?: string;
+  inspect?: URL;
 }
 
 const integer = (
@@ -72,6 +74,11 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
       .option(
         '--lease-ms <ms>',
         'how long a claimed task stays with this worker before another may take it over (default 300000)',
+      )
+      .option(
+        '--inspect <url>',
+        'stream workflow statecharts to Stately’s inspector at this ws:// or wss:// URL',
+        parseInspectUrl,
       ),
   ).action(async (options: WorkerOptions) => {
     const concurrency = integer(options.concurrency, '--concurrency', 8);
@@ -98,6 +105,7 @@ export function registerWorkerCommand(program: Command, io: CliIo): void {
           // a workflow a worker finishes ends here, not in a gateway: its workflow.completed /
           // workflow.failed webhook event is written here (a no-op on an SQLite store)
           onSettled: workflowWebhookHook(),
+          ...(options.inspect ? { inspect: options.inspect } : {}),
         },
         // task completions, the LISTEN connection and the maintenance lock each hold one
         connections: concurrency * 2 + 4,

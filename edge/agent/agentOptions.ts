@@ -3,7 +3,7 @@
  * its workflows and step functions live, and the knobs of its background work. Everything
  * the agent reaches outside itself (fetch, clock, timers, randomness) can be injected.
  */
-import type { StepDurability } from '../../actors/index.js';
+import type { InspectOption, StepDurability } from '../../actors/index.js';
 import type { DestinationPolicyOptions, SecretProvider, WasmLimits } from '../../runtime/index.js';
 import type { EdgeTimers } from '../timers/timers.js';
 import type { RestartRequest } from './agentHandlers.js';
@@ -78,6 +78,11 @@ export interface EdgeAgentOptions {
    */
   onRestart?: (request: RestartRequest) => void;
   log?: AgentLogger;
+  /**
+   * Stream the agent's workflow statecharts to Stately's inspector (`RuntimeOptions.inspect`):
+   * card numbers are masked as in the agent's logs on top of the engine's redaction.
+   */
+  inspect?: InspectOption;
   /** Injected for tests; defaults to the global fetch, wall clock, timers and Math.random. */
   fetch?: typeof fetch;
   now?: () => Date;

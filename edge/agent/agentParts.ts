@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import {
   createRuntime,
   createWorkflowRegistry,
+  type InspectOption,
   type Runtime,
   type Service,
 } from '../../actors/index.js';
@@ -24,6 +25,7 @@ import {
   threadsExecutor,
   type Store,
 } from '../../runtime/index.js';
+import { maskCardData } from '../cardData/maskCardNumbers.js';
 import { maskCardWrites } from '../cardData/maskCardWrites.js';
 import { prepareDatabaseFiles } from '../cardData/privateFiles.js';
 import { refuseCardState } from '../cardData/refuseCardState.js';
@@ -47,6 +49,7 @@ import {
   type AgentLogger,
 } from './agentLog.js';
 import type { EdgeAgentOptions } from './agentOptions.js';
+import { createAgentStatusStore, type AgentStatusStore } from './agentStatusStore.js';
 import { createConnectivity, type Connectivity } from './connectivity.js';
 import { AgentError } from './errors.js';
 import { createWalCheckpoints, type WalCheckpoints } from './walCheckpoints.js';
@@ -55,6 +58,8 @@ import { createWorkflowCatalog, type WorkflowCatalog } from './workflowCatalog.j
 /** The parts of a running agent. */
 export interface AgentParts {
   store: Store;
+  /** The agent's live status (agentStatusStore.ts), fed by `connectivity`. */
+  status: AgentStatusStore;
   connectivity: Connectivity;
   runtime: Runtime;
   /** The engine's maintenance loop (timers, zombie recovery); set by `start()`. */
@@ -109,6 +114,16 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
   const store = await openStore(target, { sqlite: { rewriteWrites: maskCardWrites } });
   try {
     await ensureEdgeSchema(store);
+    const status = createAgentStatusStore();
+    status.on('connectivityChanged', ({ type: _, ...change }) => {
+      try {
+        log(connectivityEntry(change));
+        if (change.online) parts.sync.notifyOnline();
+      } catch (error) {
+        ctx.fail('edge.sync.failed', 'could not start the upload after the cloud came back', error);
+      }
+    });
+    const isOnline = () => status.getSnapshot().context.online;
     const connectivity = createConnectivity(
       createCloudClient({
         baseUrl: options.cloudUrl,
@@ -117,13 +132,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
         ...(options.fetch ? { fetch: options.fetch } : {}),
         now,
       }),
-      {
-        now,
-        onChange: (change) => {
-          log(connectivityEntry(change));
-          if (change.online) parts.sync.notifyOnline();
-        },
-      },
+      { status, now },
     );
     const cloud = connectivity.client;
     const registry = createWorkflowRegistry();
@@ -143,7 +152,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
     const recorder = createSafRecorder({
       deviceId: options.deviceId,
       deviceSecret: options.deviceSecret,
-      isOnline: connectivity.isOnline,
+      isOnline,
       cardKey: options.cardKey,
       clock: now,
       onEvent: (event) =>
@@ -169,6 +178,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       onSettled: recorder.onSettled,
       stateGuard: refuseCardState,
       stepDurability: options.stepDurability ?? 'boundaries',
+      ...(options.inspect === undefined ? {} : { inspect: withCardMasking(options.inspect) }),
       onBackgroundError: (error, id) =>
         ctx.fail('edge.workflow.failed', `background drive of workflow ${id} failed`, error),
     });
@@ -187,7 +197,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
       store,
       cloud,
       dataDir: dirname(options.dbPath),
-      networkAvailable: connectivity.isOnline,
+      networkAvailable: isOnline,
       ...(options.metricsIntervalMs !== undefined ? { intervalMs: options.metricsIntervalMs } : {}),
       onEvent: (event) => log(metricsEntry(event)),
       now,
@@ -244,6 +254,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
     });
     const parts: AgentParts = {
       store,
+      status,
       connectivity,
       runtime,
       service: undefined,
@@ -262,4 +273,17 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
     await store.close();
     throw error;
   }
+}
+
+/** `inspect` with the agent's card masking after the engine's redaction. */
+function withCardMasking(inspect: InspectOption): InspectOption {
+  const options =
+    typeof inspect === 'object' && !(inspect instanceof URL) && 'to' in inspect
+      ? inspect
+      : { to: inspect };
+  const own = options.redact;
+  return {
+    ...options,
+    redact: (value) => maskCardData(own ? own(value) : value),
+  };
 }

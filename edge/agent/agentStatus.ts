@@ -2,7 +2,9 @@
  * What the agent shows about itself (`EdgeAgent.status()`, the local API's
  * `GET /local/v1/status`): whether it reaches the cloud, the store-and-forward backlog, the
  * configuration in force (and the last one it refused), the command transport and the
- * workflow versions new workflows start on.
+ * workflow versions new workflows start on. Reachability comes from the agent's live status
+ * store (agentStatusStore.ts); the backlog and the last sync from the database, which keeps
+ * them with the writes that change them.
  */
 import { readLastSync } from '../state/syncState.js';
 import type { AgentParts } from './agentParts.js';
@@ -37,16 +39,17 @@ export async function agentStatus(
   parts: AgentParts,
   info: { deviceId: string; running: boolean },
 ): Promise<EdgeAgentStatus> {
-  const { store, recorder, config, commands, catalog, connectivity } = parts;
+  const { store, recorder, config, commands, catalog, status } = parts;
   const backlog = await recorder.backlog(store);
   const lastSync = await readLastSync(store);
+  const live = status.getSnapshot().context;
   const device = config?.current('device');
   const channel = commands.status();
   return {
     device_id: info.deviceId,
     running: info.running,
-    online: connectivity.isOnline(),
-    online_since: connectivity.since()?.toISOString() ?? null,
+    online: live.online,
+    online_since: live.onlineSince?.toISOString() ?? null,
     saf: {
       pending_count: backlog.count,
       pending_amount_minor: backlog.amountMinor,

@@ -12,19 +12,19 @@
  *
  * A request the agent aborted itself while stopping says nothing about the network and is
  * ignored (`quiet()`).
+ *
+ * The state itself lives in the agent's status store (agentStatusStore.ts), which every reader
+ * shares; this tracker only feeds it what the traffic shows.
  */
 import type WebSocket from 'ws';
 import type { CloudClient, CloudRequest } from '../cloud/cloudClient.js';
+import {
+  createAgentStatusStore,
+  type AgentStatusStore,
+  type ConnectivityChange,
+} from './agentStatusStore.js';
 
-/** A change of reachability. */
-export interface ConnectivityChange {
-  online: boolean;
-  /** What showed it: `http`, `websocket`, or the failing request's path. */
-  via: string;
-  /** Why it went offline (the network error's message; never a secret). */
-  reason?: string;
-  at: Date;
-}
+export type { ConnectivityChange };
 
 /** The agent's view of its link to the cloud. */
 export interface Connectivity {
@@ -41,27 +41,41 @@ export interface Connectivity {
   quiet(): void;
 }
 
-/** Create the tracker around `inner`; `onChange` hears every flip (not repeats). */
+/**
+ * Create the tracker around `inner`, feeding `options.status` (a store of its own when
+ * omitted); `onChange` hears every flip (not repeats).
+ */
 export function createConnectivity(
   inner: CloudClient,
-  options: { onChange?: (change: ConnectivityChange) => void; now?: () => Date } = {},
+  options: {
+    status?: AgentStatusStore;
+    onChange?: (change: ConnectivityChange) => void;
+    now?: () => Date;
+  } = {},
 ): Connectivity {
   const now = options.now ?? (() => new Date());
-  let online = false;
-  let since: Date | null = null;
+  const status = options.status ?? createAgentStatusStore();
+  const { onChange } = options;
+  if (onChange)
+    status.on('connectivityChanged', ({ type: _, ...change }) => {
+      try {
+        onChange(change);
+      } catch {
+        // a listener's failure is not the tracker's
+      }
+    });
   let quiet = false;
 
-  const set = (value: boolean, via: string, reason?: string) => {
-    if (quiet && !value) return;
-    if (since !== null && online === value) return;
-    online = value;
-    since = now();
-    try {
-      options.onChange?.({ online, via, at: since, ...(reason !== undefined ? { reason } : {}) });
-    } catch {
-      // a listener's failure is not the tracker's
-    }
+  const set = (online: boolean, via: string, reason?: string) => {
+    if (quiet && !online) return;
+    status.trigger.reachability({
+      online,
+      via,
+      at: now(),
+      ...(reason !== undefined ? { reason } : {}),
+    });
   };
+  const live = () => status.getSnapshot().context;
 
   const client: CloudClient = {
     deviceId: inner.deviceId,
@@ -84,8 +98,8 @@ export function createConnectivity(
 
   return {
     client,
-    isOnline: () => online,
-    since: () => since,
+    isOnline: () => live().online,
+    since: () => live().onlineSince,
     reachable: (via) => set(true, via),
     unreachable: (via, reason) => set(false, via, reason),
     quiet() {

@@ -117,7 +117,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
     },
   };
 
-  const isOnline = () => parts?.connectivity.isOnline() ?? false;
+  const isOnline = () => parts?.status.getSnapshot().context.online ?? false;
   const need = (): AgentParts => {
     if (!parts || stopping) throw new AgentError('AGENT_NOT_RUNNING', 'the agent is not running');
     return parts;
