@@ -19,6 +19,7 @@ import { fleetRoutes } from './fleet.js';
 import { governanceRoutes } from './governance.js';
 import { webhookRoutes } from './webhooks.js';
 import { auditRoutes } from './audit.js';
+import { trendRoutes } from './trends.js';
 
 /** The route modules a full control plane serves. */
 export const ALL_ROUTES: readonly RouteModule[] = [
@@ -38,4 +39,5 @@ export const ALL_ROUTES: readonly RouteModule[] = [
   governanceRoutes(),
   webhookRoutes(),
   auditRoutes(),
+  trendRoutes(),
 ];
