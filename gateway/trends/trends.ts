@@ -56,6 +56,8 @@ export interface TrendOptions {
 export interface Trends {
   /** Take a first sample now, then one every interval. */
   start(): Promise<void>;
+  /** Take a gauge sample now (what the timer does). */
+  sample(): Promise<void>;
   /** The series of `window` at this moment. */
   read(window: TrendWindow): Promise<TrendSeries>;
   close(): void;
@@ -127,6 +129,7 @@ export function createTrends(store: Store, now: () => Date, options: TrendOption
       await sample();
       timer = setInterval(() => void sample(), sampleMs).unref();
     },
+    sample,
     read(window) {
       const cached = cache.get(window);
       const t = now().getTime();

@@ -40,6 +40,27 @@ interface Series {
   series: Record<string, (number | null)[]>;
 }
 
+/** What a chart drew: its uPlot data (x first), its painted pixels, its point count. */
+interface Drawn {
+  data: (number | null)[][];
+  painted: number;
+  points: string;
+}
+
+/** Every panel has its uPlot instance (run in the page). */
+const CHARTS_READY = `[...document.querySelectorAll('#trends .trend')].every((el) => el.uplot)`;
+
+/** The data of each chart and the pixels its canvas painted, by chart (run in the page). */
+const DRAWN = `Object.fromEntries(
+  [...document.querySelectorAll('#trends .trend')].map((el) => {
+    const canvas = el.querySelector('canvas');
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted += 1;
+    return [el.dataset.chart, { data: el.uplot.data, painted, points: el.dataset.points }];
+  }),
+)`;
+
 const sum = (values: (number | null)[]) => values.reduce<number>((n, v) => n + (v ?? 0), 0);
 const last = (values: (number | null)[]) => [...values].reverse().find((v) => v !== null);
 
@@ -252,26 +273,9 @@ describe.skipIf(chromiumPath === undefined)(
       for (const window of ['10m', '60m']) {
         await page.goto(`${gw.url}/dashboard/#/overview?window=${window}`);
         await page.waitForSelector('#trends .trend[data-chart="payments"] canvas');
-        await page.waitForFunction(() =>
-          [...document.querySelectorAll('#trends .trend')].every(
-            (el) => (el as HTMLElement & { uplot?: unknown }).uplot !== undefined,
-          ),
-        );
-        // what each chart drew, read back from its uPlot instance
-        const drawn = await page.evaluate(() =>
-          Object.fromEntries(
-            [...document.querySelectorAll<HTMLElement>('#trends .trend')].map((el) => {
-              const plot = (el as HTMLElement & { uplot: { data: (number | null)[][] } }).uplot;
-              const canvas = el.querySelector('canvas')!;
-              const pixels = canvas
-                .getContext('2d')!
-                .getImageData(0, 0, canvas.width, canvas.height).data;
-              let painted = 0;
-              for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted += 1;
-              return [el.dataset.chart!, { data: plot.data, painted, points: el.dataset.points }];
-            }),
-          ),
-        );
+        await page.waitForFunction(CHARTS_READY);
+        // what each chart drew, read back from its uPlot instance, and its painted pixels
+        const drawn = await page.evaluate<Record<string, Drawn>>(DRAWN);
         const api = await series(window);
         const columns = {
           payments: ['payments_approved_online', 'payments_approved_offline'],
@@ -320,12 +324,12 @@ describe.skipIf(chromiumPath === undefined)(
       await page.waitForSelector('#statechart g.node.active[data-state="completed"]');
       const bars = page.locator('#step-timeline g.bar');
       await expect.poll(() => bars.count()).toBe(executed.length);
-      const shown = await bars.evaluateAll((nodes) =>
-        nodes.map((n) => ({
-          step: n.getAttribute('data-step'),
-          ms: Number(n.getAttribute('data-duration-ms')),
-          width: Number(n.querySelector('rect')!.getAttribute('width')),
-          x: Number(n.querySelector('rect')!.getAttribute('x')),
+      const shown = await Promise.all(
+        (await bars.all()).map(async (bar) => ({
+          step: await bar.getAttribute('data-step'),
+          ms: Number(await bar.getAttribute('data-duration-ms')),
+          width: Number(await bar.locator('rect').getAttribute('width')),
+          x: Number(await bar.locator('rect').getAttribute('x')),
         })),
       );
       expect(shown.map((b) => b.step)).toEqual(executed.map((e) => e.step_name));
