@@ -40,26 +40,39 @@ interface Series {
   series: Record<string, (number | null)[]>;
 }
 
-/** What a chart drew: its uPlot data (x first), its painted pixels, its point count. */
+/** What a chart drew: its uPlot data (x first), pixels in each series' colour, its point count. */
 interface Drawn {
   data: (number | null)[][];
-  painted: number;
+  stroked: number[];
   points: string;
 }
 
 /** Every panel has its uPlot instance (run in the page). */
 const CHARTS_READY = `[...document.querySelectorAll('#trends .trend')].every((el) => el.uplot)`;
 
-/** The data of each chart and the pixels its canvas painted, by chart (run in the page). */
-const DRAWN = `Object.fromEntries(
-  [...document.querySelectorAll('#trends .trend')].map((el) => {
-    const canvas = el.querySelector('canvas');
-    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    let painted = 0;
-    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted += 1;
-    return [el.dataset.chart, { data: el.uplot.data, painted, points: el.dataset.points }];
-  }),
-)`;
+/**
+ * The data of each chart and, per series, the canvas pixels in its stroke colour (run in the
+ * page; the colours are those the dashboard's own panels declare).
+ */
+const DRAWN = `(async () => {
+  const { PANELS } = await import('/dashboard/charts.js');
+  const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return Object.fromEntries(
+    [...document.querySelectorAll('#trends .trend')].map((el) => {
+      const panel = PANELS.find((p) => p.id === el.dataset.chart);
+      const canvas = el.querySelector('canvas');
+      const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      const stroked = panel.series.map(([, , colour]) => {
+        const [r, g, b] = rgb(colour);
+        let n = 0;
+        for (let i = 0; i < pixels.length; i += 4)
+          if (pixels[i] === r && pixels[i + 1] === g && pixels[i + 2] === b && pixels[i + 3] === 255) n += 1;
+        return n;
+      });
+      return [el.dataset.chart, { data: el.uplot.data, stroked, points: el.dataset.points }];
+    }),
+  );
+})()`;
 
 const sum = (values: (number | null)[]) => values.reduce<number>((n, v) => n + (v ?? 0), 0);
 const last = (values: (number | null)[]) => [...values].reverse().find((v) => v !== null);
@@ -114,6 +127,14 @@ describe.skipIf(chromiumPath === undefined)(
         paths: Record<string, unknown>;
       };
       expect(Object.keys(openapi.paths)).toContain('/api/v1/metrics/series');
+      // the chart library comes from the installed package, and only the files named
+      const uplot = await fetch(`${gw.url}/dashboard/vendor/uplot.js`);
+      expect(uplot.status).toBe(200);
+      expect(uplot.headers.get('content-type')).toContain('text/javascript');
+      expect(await uplot.text()).toContain('export { uPlot as default }');
+      expect((await fetch(`${gw.url}/dashboard/vendor/uplot.css`)).status).toBe(200);
+      expect((await fetch(`${gw.url}/dashboard/vendor/..%2Fpackage.json`)).status).toBe(404);
+      expect((await fetch(`${gw.url}/dashboard/vendor/uPlot.cjs.js`)).status).toBe(404);
     });
 
     it('runs a workload through the API', async () => {
@@ -286,10 +307,13 @@ describe.skipIf(chromiumPath === undefined)(
           latency: ['workflow_latency_p50_ms', 'workflow_latency_p99_ms'],
         } as const;
         for (const [chart, names] of Object.entries(columns)) {
-          const { data, painted, points } = drawn[chart]!;
+          const { data, stroked, points } = drawn[chart]!;
           expect(data[0]).toHaveLength(60);
-          expect(painted).toBeGreaterThan(0);
           expect(Number(points)).toBeGreaterThan(0);
+          // every series with a value has its line on the canvas, in its colour
+          names.forEach((_, i) => {
+            if (data[i + 1]!.some((v) => v !== null)) expect(stroked[i]).toBeGreaterThan(0);
+          });
           // the same buckets hold the same values as the API's (a bucket boundary may pass
           // between the two reads: compare the buckets both have)
           names.forEach((name, i) => {
