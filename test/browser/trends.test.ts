@@ -15,6 +15,8 @@ import { loadDefinition } from '../../runtime/index.js';
 import { chromiumPath, launchBrowser } from '../support/browser.js';
 import { connectDevice, type DeviceSocket } from '../support/device.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { schemaMismatches } from '../support/jsonSchemaMatch.js';
+import type { JsonSchema } from '../support/schemaFuzz.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
 const STEPS = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -51,27 +53,38 @@ interface Drawn {
 const CHARTS_READY = `[...document.querySelectorAll('#trends .trend')].every((el) => el.uplot)`;
 
 /**
- * The data of each chart and, per series, the canvas pixels in its stroke colour (run in the
- * page; the colours are those the dashboard's own panels declare).
+ * The data of each chart and, per series drawn alone (one series may hide another where
+ * their values agree), the canvas pixels in its stroke colour — run in the page, with the
+ * colours the dashboard's own panels declare.
  */
 const DRAWN = `(async () => {
   const { PANELS } = await import('/dashboard/charts.js');
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
   const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  return Object.fromEntries(
-    [...document.querySelectorAll('#trends .trend')].map((el) => {
-      const panel = PANELS.find((p) => p.id === el.dataset.chart);
-      const canvas = el.querySelector('canvas');
+  const out = {};
+  for (const el of document.querySelectorAll('#trends .trend')) {
+    const panel = PANELS.find((p) => p.id === el.dataset.chart);
+    const plot = el.uplot;
+    const canvas = el.querySelector('canvas');
+    const stroked = [];
+    for (const [index, [, , colour]] of panel.series.entries()) {
+      panel.series.forEach((_, j) => plot.setSeries(j + 1, { show: j === index }));
+      await frame();
+      const [r, g, b] = rgb(colour);
       const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-      const stroked = panel.series.map(([, , colour]) => {
-        const [r, g, b] = rgb(colour);
-        let n = 0;
-        for (let i = 0; i < pixels.length; i += 4)
-          if (pixels[i] === r && pixels[i + 1] === g && pixels[i + 2] === b && pixels[i + 3] === 255) n += 1;
-        return n;
-      });
-      return [el.dataset.chart, { data: el.uplot.data, stroked, points: el.dataset.points }];
-    }),
-  );
+      let n = 0;
+      for (let i = 0; i < pixels.length; i += 4)
+        if (
+          pixels[i + 3] > 200 &&
+          Math.abs(pixels[i] - r) + Math.abs(pixels[i + 1] - g) + Math.abs(pixels[i + 2] - b) <= 48
+        )
+          n += 1;
+      stroked.push(n);
+    }
+    panel.series.forEach((_, j) => plot.setSeries(j + 1, { show: true }));
+    out[el.dataset.chart] = { data: plot.data, stroked, points: el.dataset.points };
+  }
+  return out;
 })()`;
 
 const sum = (values: (number | null)[]) => values.reduce<number>((n, v) => n + (v ?? 0), 0);
@@ -262,6 +275,30 @@ describe.skipIf(chromiumPath === undefined)(
         .toBe(2);
     });
 
+    it('answers as its OpenAPI operation documents', async () => {
+      const doc = (await (await fetch(`${gw.url}/api/v1/openapi.json`)).json()) as {
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              parameters: { name: string; in: string }[];
+              responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+            }
+          >
+        >;
+      };
+      const operation = doc.paths['/api/v1/metrics/series']!.get!;
+      expect(operation.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(['query:window']);
+      const schema = operation.responses['200']!.content!['application/json']!.schema;
+      for (const window of ['10m', '60m'])
+        expect(schemaMismatches(schema, await series(window))).toEqual([]);
+      // errors (the 400 of a bad window, the 401) are the documented problem+json
+      expect(Object.keys(operation.responses.default!.content!)).toEqual([
+        'application/problem+json',
+      ]);
+    });
+
     it('serves series that count the workload', async () => {
       for (const window of ['10m', '60m']) {
         const data = await series(window);
@@ -312,7 +349,8 @@ describe.skipIf(chromiumPath === undefined)(
           expect(Number(points)).toBeGreaterThan(0);
           // every series with a value has its line on the canvas, in its colour
           names.forEach((_, i) => {
-            if (data[i + 1]!.some((v) => v !== null)) expect(stroked[i]).toBeGreaterThan(0);
+            if (data[i + 1]!.some((v) => v !== null))
+              expect(stroked[i], `${chart}: ${names[i]} drawn`).toBeGreaterThan(0);
           });
           // the same buckets hold the same values as the API's (a bucket boundary may pass
           // between the two reads: compare the buckets both have)
@@ -358,11 +396,19 @@ describe.skipIf(chromiumPath === undefined)(
       );
       expect(shown.map((b) => b.step)).toEqual(executed.map((e) => e.step_name));
       expect(shown.map((b) => b.ms)).toEqual(executed.map((e) => e.data.duration_ms));
-      // authorize waits 20 ms: its bar is the widest, and each step starts after the last
+      // bar lengths are proportional to the durations (authorize waits 20 ms: its bar is
+      // longer than the 3-pixel least), and each step starts after the one before ended
       const authorize = shown[1]!;
-      expect(authorize.width).toBeGreaterThan(shown[0]!.width);
+      expect(authorize.ms).toBeGreaterThanOrEqual(20);
+      const pxPerMs = authorize.width / authorize.ms;
+      for (const bar of shown)
+        if (bar.ms * pxPerMs > 3) expect(bar.width).toBeCloseTo(bar.ms * pxPerMs, 1);
+        else expect(bar.width).toBe(3);
+      // (audit times are whole milliseconds: a start may read up to 1 ms early)
       for (let i = 1; i < shown.length; i++)
-        expect(shown[i]!.x).toBeGreaterThanOrEqual(shown[i - 1]!.x);
+        expect(shown[i]!.x).toBeGreaterThanOrEqual(
+          shown[i - 1]!.x + Math.max(3, shown[i - 1]!.ms * pxPerMs) - pxPerMs - 0.01,
+        );
       await page.screenshot({ path: `${IMAGES}dashboard-workflow-timeline.png`, fullPage: true });
     });
 
