@@ -7,7 +7,9 @@
  * styles, so text shown from the API can never run.
  *
  * The statechart is laid out in the browser with dagre (served from the installed package),
- * from the machine graph of `GET /api/v1/workflows/{id}/statechart`.
+ * from the machine graph of `GET /api/v1/workflows/{id}/statechart`. The overview's trend
+ * charts are drawn with uPlot, its ES module and stylesheet served from the installed
+ * package too: the page loads nothing from another origin.
  *
  * The served files are a closed set looked up in a `Map`: a name such as `constructor` or
  * `__proto__` is no file (a plain object would find its prototype's members under those
@@ -25,6 +27,8 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
   ['index.html', 'text/html; charset=utf-8'],
   ['app.js', 'text/javascript; charset=utf-8'],
   ['statechart.js', 'text/javascript; charset=utf-8'],
+  ['charts.js', 'text/javascript; charset=utf-8'],
+  ['timeline.js', 'text/javascript; charset=utf-8'],
   ['app.css', 'text/css; charset=utf-8'],
 ]);
 
@@ -47,15 +51,28 @@ function assetsDir(): string {
     : here;
 }
 
+/** A file of an installed package's `dist/` folder (packages export only their entry points). */
+function packageFile(name: string, file: string): string {
+  return join(
+    dirname(createRequire(import.meta.url).resolve(`${name}/package.json`)),
+    'dist',
+    file,
+  );
+}
+
+/**
+ * Files served from installed packages under `/dashboard/vendor/`: package, file in its
+ * `dist/`, media type. Resolved when first asked for, so the gateway starts without them.
+ */
+const VENDOR: ReadonlyMap<string, readonly [string, string, string]> = new Map([
+  ['dagre.js', ['@dagrejs/dagre', 'dagre.min.js', 'text/javascript; charset=utf-8']],
+  ['uplot.js', ['uplot', 'uPlot.esm.js', 'text/javascript; charset=utf-8']],
+  ['uplot.css', ['uplot', 'uPlot.min.css', 'text/css; charset=utf-8']],
+]);
+
 /** Serve the dashboard under `/dashboard`. */
 export function registerDashboard(ctx: GatewayContext): void {
   const dir = assetsDir();
-  // the package exports only its entry points; its browser build sits beside package.json
-  const dagreFile = join(
-    dirname(createRequire(import.meta.url).resolve('@dagrejs/dagre/package.json')),
-    'dist',
-    'dagre.min.js',
-  );
   const cache = new Map<string, Buffer>();
   const load = async (file: string) => {
     let bytes = cache.get(file);
@@ -79,12 +96,15 @@ export function registerDashboard(ctx: GatewayContext): void {
       .type(ASSETS.get('index.html')!)
       .send(await load(`${dir}index.html`)),
   );
-  ctx.app.get('/dashboard/vendor/dagre.js', async (_request, reply) =>
-    reply
+  ctx.app.get<{ Params: { file: string } }>('/dashboard/vendor/:file', async (request, reply) => {
+    const vendor = VENDOR.get(request.params.file);
+    if (vendor === undefined) throw new Problem(404, 'NOT_FOUND', 'no such dashboard file');
+    const [name, file, type] = vendor;
+    return reply
       .headers(headers)
-      .type('text/javascript; charset=utf-8')
-      .send(await load(dagreFile)),
-  );
+      .type(type)
+      .send(await load(packageFile(name, file)));
+  });
   ctx.app.get<{ Params: { file: string } }>('/dashboard/:file', async (request, reply) => {
     const type = ASSETS.get(request.params.file);
     if (type === undefined) throw new Problem(404, 'NOT_FOUND', 'no such dashboard file');

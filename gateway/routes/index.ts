@@ -19,6 +19,7 @@ import { fleetRoutes } from '../fleet/module.js';
 import { governanceRoutes } from '../governance/module.js';
 import { webhookRoutes } from '../webhooks/module.js';
 import { auditRoutes } from '../audit/module.js';
+import { trendRoutes } from '../trends/module.js';
 
 /** The route modules a full control plane serves. */
 export const ALL_ROUTES: readonly RouteModule[] = [
@@ -38,4 +39,5 @@ export const ALL_ROUTES: readonly RouteModule[] = [
   governanceRoutes(),
   webhookRoutes(),
   auditRoutes(),
+  trendRoutes(),
 ];

@@ -1,12 +1,15 @@
-/* global document, window, sessionStorage, fetch, setTimeout, clearTimeout, URLSearchParams */
+/* global document, window, sessionStorage, fetch, setTimeout, clearTimeout, URLSearchParams, navigator */
 /**
- * The operator dashboard: sign in with an API token, then fleet, workflows (with audit
- * timeline and live statechart) and commands, all read from /api/v1 with that token. Every
- * value from the API is inserted as text, never as markup. Views refresh on a short timer
- * while they are shown; the workflow view polls its statechart and moves the highlight as
- * the workflow moves.
+ * The operator dashboard: sign in with an API token, then the overview (trend charts of the
+ * last 10 or 60 minutes), fleet, workflows (with step timeline, audit trail and live
+ * statechart) and commands, all read from /api/v1 with that token. Every value from the
+ * API is inserted as text, never as markup. Views refresh on a short timer while they are
+ * shown; the workflow view polls its statechart and moves the highlight as the workflow
+ * moves.
  */
+import { trendCharts } from './charts.js';
 import { renderStatechart } from './statechart.js';
+import { renderTimeline } from './timeline.js';
 
 const TOKEN_KEY = 'saffron.token';
 const main = document.getElementById('main');
@@ -27,6 +30,32 @@ function h(tag, attrs = {}, ...children) {
     node.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
   }
   return node;
+}
+
+/**
+ * A workflow id as a table shows it: its last 12 hex digits (ids are time-ordered UUIDv7,
+ * so ids of the same second share their first digits and differ at the end), the full id
+ * on hover, and a button that copies it.
+ */
+function idCell(id) {
+  const copy = h(
+    'button',
+    {
+      type: 'button',
+      class: 'copy secondary',
+      title: 'copy the full id',
+      'aria-label': `copy ${id}`,
+      onclick: (event) => {
+        event.stopPropagation();
+        void navigator.clipboard?.writeText(id).then(
+          () => (copy.textContent = '✓'),
+          () => (copy.textContent = '✗'),
+        );
+      },
+    },
+    'copy',
+  );
+  return h('td', { class: 'id', title: id }, h('code', {}, `…${id.slice(-12)}`), ' ', copy);
 }
 
 const statusBadge = (status) => h('span', { class: `status status-${status}` }, status);
@@ -115,6 +144,47 @@ function showLogin(message) {
   );
   main.replaceChildren(form);
   input.focus();
+}
+
+const WINDOWS = [
+  ['10m', 'last 10 minutes (10 s buckets)'],
+  ['60m', 'last hour (1 min buckets)'],
+];
+
+function overviewView(serial, params) {
+  const window_ = WINDOWS.some(([w]) => w === params.get('window')) ? params.get('window') : '10m';
+  const picker = h(
+    'div',
+    { class: 'filters', id: 'trend-window' },
+    WINDOWS.map(([w, label]) =>
+      h(
+        'a',
+        { href: `#/overview?window=${w}`, class: w === window_ ? 'current' : '', 'data-window': w },
+        label,
+      ),
+    ),
+  );
+  const charts = h('div', { class: 'trends', id: 'trends' });
+  const stamp = h('p', { class: 'note', id: 'trends-read-at' });
+  main.replaceChildren(
+    h('h1', {}, 'Overview'),
+    picker,
+    charts,
+    stamp,
+    h(
+      'p',
+      { class: 'note' },
+      'Counts are per bucket; backlog and devices are the last reading in each bucket. What each chart counts: docs/guides/dashboard.md.',
+    ),
+  );
+  const update = trendCharts(charts);
+  refresh(serial, 5000, async () => {
+    const data = await api(`/api/v1/metrics/series?window=${window_}`);
+    if (serial !== viewSerial) return;
+    update(data);
+    charts.dataset.readAt = data.read_at;
+    stamp.textContent = `Read ${when(data.read_at)}.`;
+  });
 }
 
 function fleetView(serial) {
@@ -367,7 +437,7 @@ function workflowsView(serial, params) {
             'data-workflow': w.id,
             onclick: () => (window.location.hash = `#/workflows/${w.id}`),
           },
-          h('td', {}, w.id.slice(0, 8)),
+          idCell(w.id),
           h('td', {}, w.workflow_type),
           h('td', {}, statusBadge(w.status)),
           h('td', {}, w.current_step ?? ''),
@@ -383,6 +453,7 @@ function workflowView(serial, id) {
   const chartBox = h('div', { class: 'chart', id: 'statechart' });
   const state = h('pre', { id: 'workflow-state' });
   const timeline = h('ol', { class: 'timeline', id: 'audit' });
+  const steps = h('div', { class: 'chart steps', id: 'step-timeline' });
   main.replaceChildren(
     h('h1', {}, `Workflow ${id}`),
     header,
@@ -400,7 +471,23 @@ function workflowView(serial, id) {
           'Highlighted: current state. Green: visited. Dashed: taken from any step (failure, cancel).',
         ),
       ),
-      h('div', {}, h('h2', {}, 'State'), state, h('h2', {}, 'Audit trail'), timeline),
+      h(
+        'div',
+        {},
+        h('h2', {}, 'Step timeline'),
+        steps,
+        h(
+          'p',
+          { class: 'legend' },
+          'One bar per step run: where it started after the workflow did, and how long it ran. Red: failed.',
+        ),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'split' },
+      h('div', {}, h('h2', {}, 'State'), state),
+      h('div', {}, h('h2', {}, 'Audit trail'), timeline),
     ),
   );
   let drawn;
@@ -432,6 +519,7 @@ function workflowView(serial, id) {
     );
     state.textContent = JSON.stringify(w.state, null, 2);
     const { events } = await api(`/api/v1/workflows/${id}/audit`);
+    renderTimeline(steps, events);
     timeline.replaceChildren(
       ...events.map((e) =>
         h(
@@ -533,6 +621,7 @@ function route() {
   for (const a of document.querySelectorAll('nav a'))
     a.classList.toggle('current', a.dataset.nav === parts[0]);
   const serial = viewSerial;
+  if (parts[0] === 'overview') return overviewView(serial, new URLSearchParams(query ?? ''));
   if (parts[0] === 'workflows' && parts[1]) return workflowView(serial, parts[1]);
   if (parts[0] === 'workflows') return workflowsView(serial, new URLSearchParams(query ?? ''));
   if (parts[0] === 'devices' && parts[1]) return deviceView(serial, decodeURIComponent(parts[1]));
