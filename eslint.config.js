@@ -26,7 +26,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['examples/*/*.mjs'] },
+        projectService: { allowDefaultProject: ['examples/*/*.mjs', 'eslint/*.d.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -149,7 +149,8 @@ export class ModuleGraph {
         if (!members.has(next)) continue;
         if (next === first) {
           const path = [node];
-          while (path[0] !== first) path.unshift(/** @type {string} */ (previous.get(path[0] ?? first)));
+          while (path[0] !== first)
+            path.unshift(/** @type {string} */ (previous.get(path[0] ?? first)));
           return [...path, first];
         }
         if (!previous.has(next)) {

@@ -22,6 +22,7 @@ import {
 import { compileWorkflowMachine, type CompiledWorkflow } from '../workflow/compileMachine.js';
 import { restoreWorkflowSnapshot, type WorkflowSnapshot } from '../workflow/snapshot.js';
 import type { CommitQueue } from './commitQueue.js';
+import type { DriveRequest } from './drive.js';
 import type { WorkflowRegistry } from './registry.js';
 
 /** A workflow reaching a terminal status, as this commit will leave it. */
@@ -92,6 +93,12 @@ export interface Internals {
   compiledByObject: WeakMap<WorkflowDefinition, CompiledWorkflow>;
   /** Report an error that has no caller to go to (background work, scheduler). */
   onError(error: unknown, subject: string): void;
+  /**
+   * Drive workflow `id` for `request` (drive.ts's `driveWorkflow`, bound to this runtime):
+   * settling a task group continues its workflow through this, so the task modules that
+   * drive.ts starts need not import drive.ts back.
+   */
+  drive(workflowId: string, request: DriveRequest): Promise<WorkflowRecord>;
   /** Track a background drive so `drain()` can wait for it. */
   background(workflowId: string, work: () => Promise<unknown>): void;
   /** Serialize work on one workflow within this process. */
