@@ -35,3 +35,4 @@ export {
 export { getGroupWorkflows } from './store/tasks/getGroupWorkflows.js';
 export { finishTasks } from './store/tasks/finishTasks.js';
 export { taskGroupKey, type TaskGroupMember, type TaskOutcome } from './store/tasks/taskGroups.js';
+export * from './loop/index.js';
