@@ -13,7 +13,8 @@
  * - consecutive failures back off exponentially with jitter when `backoff` is given;
  * - a pass started by the loop reports its error to `onError` and the loop goes on;
  * - `stop()` cancels the timer and resolves once the pass in progress has finished;
- * - the default timers are unref'd, so a loop never keeps a process alive on its own.
+ * - the default timers are unref'd, so a loop never keeps a process alive on its own;
+ * - a synchronous pass ends within the timer's callback, with the next pass scheduled.
  */
 import { backoffDelay, type BackoffPolicy } from './backoffDelay.js';
 
@@ -76,6 +77,9 @@ export interface BackgroundLoop<T> {
   readonly failures: number;
 }
 
+const isPromiseLike = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
+
 /** Create a loop (not started). */
 export function createBackgroundLoop<T>(options: BackgroundLoopOptions<T>): BackgroundLoop<T> {
   const timers = options.timers ?? unrefTimers;
@@ -87,6 +91,7 @@ export function createBackgroundLoop<T>(options: BackgroundLoopOptions<T>): Back
   let timer: { handle: unknown } | undefined;
   let current: Promise<T> | undefined;
   let again = false;
+  let inSyncPass = false;
   let failures = 0;
 
   const clear = () => {
@@ -120,21 +125,42 @@ export function createBackgroundLoop<T>(options: BackgroundLoopOptions<T>): Back
     if (started) schedule(delay());
   };
 
+  const succeeded = (result: T) => {
+    current = undefined;
+    failures = 0;
+    after(() => options.delayAfter?.(result) ?? options.intervalMs);
+  };
+  const failed = () => {
+    current = undefined;
+    failures++;
+    after(failureDelay);
+  };
+
   const run = (): Promise<T> => {
     if (current) return current;
     clear();
-    const pass = (async () => options.pass())();
-    const tracked = pass.then(
+    let value: T | PromiseLike<T>;
+    inSyncPass = true;
+    try {
+      value = options.pass();
+    } catch (error) {
+      inSyncPass = false;
+      failed();
+      return Promise.reject(error as Error);
+    }
+    inSyncPass = false;
+    if (!isPromiseLike(value)) {
+      // a synchronous pass ends within the call: the next one is scheduled before it returns
+      succeeded(value);
+      return Promise.resolve(value);
+    }
+    const tracked = Promise.resolve(value).then(
       (result) => {
-        current = undefined;
-        failures = 0;
-        after(() => options.delayAfter?.(result) ?? options.intervalMs);
+        succeeded(result);
         return result;
       },
       (error: unknown) => {
-        current = undefined;
-        failures++;
-        after(failureDelay);
+        failed();
         throw error;
       },
     );
@@ -165,7 +191,7 @@ export function createBackgroundLoop<T>(options: BackgroundLoopOptions<T>): Back
     runNow: run,
     wake() {
       if (stopped) return;
-      if (current) again = true;
+      if (current || inSyncPass) again = true;
       else background();
     },
     async stop() {

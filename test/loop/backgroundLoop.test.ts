@@ -205,6 +205,29 @@ describe('backgroundLoop', () => {
     expect(t.pendingCount()).toBe(0);
   });
 
+  it('schedules the next pass within the timer callback when the pass is synchronous', async () => {
+    const t = manualTimers();
+    const seen: number[] = [];
+    const loop = createBackgroundLoop({
+      intervalMs: 1_000,
+      timers: t.timers,
+      pass: () => {
+        seen.push(seen.length + 1);
+        if (seen.length === 2) loop.wake(); // during a pass: one more right after it
+      },
+      onError: () => undefined,
+    });
+    loop.start();
+    t.fire();
+    expect(seen).toEqual([1]);
+    expect(t.pendingCount()).toBe(1);
+    t.fire();
+    expect(seen).toEqual([1, 2, 3]);
+    expect(t.pendingCount()).toBe(1);
+    await loop.stop();
+    expect(t.pendingCount()).toBe(0);
+  });
+
   it('takes the wait after a pass from its result', async () => {
     const t = manualTimers();
     const left = [3, 2, 0];
