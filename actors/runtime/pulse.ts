@@ -8,8 +8,14 @@
 import { createBackgroundLoop, refreshHeartbeats } from '../../runtime/index.js';
 import type { Internals } from './internals.js';
 
+/** What the pulse reads. */
+type PulseParts = Pick<
+  Internals,
+  'store' | 'clock' | 'workerId' | 'onError' | 'heartbeatIntervalMs' | 'driving' | 'lastBeat'
+>;
+
 /** Start pulsing; returns a function that stops the pulse and waits for one in flight. */
-export function startHeartbeatPulse(internals: Internals): () => Promise<void> {
+export function startHeartbeatPulse(internals: PulseParts): () => Promise<void> {
   const half = Math.max(50, internals.heartbeatIntervalMs / 2);
   const pulse = async () => {
     const now = internals.clock.now();
