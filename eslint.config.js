@@ -26,7 +26,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['examples/*/*.mjs', 'eslint/*.d.ts'] },
+        projectService: { allowDefaultProject: ['examples/*/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

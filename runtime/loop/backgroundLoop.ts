@@ -21,9 +21,9 @@ import { backoffDelay, type BackoffPolicy } from './backoffDelay.js';
 /** The timers a loop schedules with; the subset of the global timer API it uses. */
 export interface LoopTimers {
   /** Run `callback` once after `ms` milliseconds; returns a handle for `clearTimeout`. */
-  setTimeout(callback: () => void, ms: number): unknown;
+  setTimeout: (callback: () => void, ms: number) => unknown;
   /** Cancel a callback that has not run yet. */
-  clearTimeout(handle: unknown): void;
+  clearTimeout: (handle: unknown) => void;
 }
 
 /** The process's timers, unref'd: a pending pass does not keep the process running. */
@@ -146,7 +146,9 @@ export function createBackgroundLoop<T>(options: BackgroundLoopOptions<T>): Back
     } catch (error) {
       inSyncPass = false;
       failed();
-      return Promise.reject(error as Error);
+      return Promise.resolve().then(() => {
+        throw error;
+      });
     }
     inSyncPass = false;
     if (!isPromiseLike(value)) {
