@@ -1,6 +1,23 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import saffron from './eslint/plugin.js';
+
+const root = import.meta.dirname;
+
+/**
+ * Which top-level folders each folder may import (docs/architecture.md#tiers). Folders not
+ * listed here (test, bench, scripts, examples) may import anything.
+ */
+const tiers = {
+  runtime: [],
+  actors: ['runtime'],
+  gateway: ['actors', 'runtime'],
+  edge: ['actors', 'runtime'],
+  migrations: ['runtime'],
+  bin: ['gateway', 'edge', 'actors', 'runtime', 'migrations'],
+  '.': ['runtime', 'actors'],
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.scratch/**', 'bin/saffron.js'] },
@@ -21,6 +38,24 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/only-throw-error': 'error',
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    plugins: { saffron },
+    rules: {
+      'saffron/tier-direction': ['error', { root, tiers }],
+      'saffron/public-entry': [
+        'error',
+        {
+          root,
+          folders: Object.keys(tiers).filter((folder) => folder !== '.'),
+          exempt: ['test', 'bench', 'scripts', 'examples'],
+          // shipped migrations are never edited, so they keep the path they were written with
+          allow: [{ from: 'migrations', to: 'runtime/store/migrate/migration.ts' }],
+        },
+      ],
+      'saffron/no-import-cycles': ['error', { root }],
     },
   },
   {

@@ -10,14 +10,14 @@
  * so after a few seconds of that a hint says how to start one; `run` keeps waiting.
  */
 import type { Runtime } from '../actors/index.js';
-import { isTerminalWorkflowStatus } from '../runtime/model/statuses.js';
 import {
   getHeartbeat,
   getWorkflow,
+  isTerminalWorkflowStatus,
   listTasks,
   type Store,
   type WorkflowRecord,
-} from '../runtime/store/index.js';
+} from '../runtime/index.js';
 import type { CliIo } from './io.js';
 
 /** What a workflow that has not settled waits for. */

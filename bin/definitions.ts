@@ -12,8 +12,8 @@ import {
   loadDefinition,
   loadDefinitionFile,
   type WorkflowDefinition,
-} from '../runtime/definition/index.js';
-import type { WorkflowRecord } from '../runtime/store/index.js';
+  type WorkflowRecord,
+} from '../runtime/index.js';
 import { CliExit, type CliIo } from './io.js';
 
 function shown(io: CliIo, file: string): string {

@@ -4,7 +4,7 @@
  * operator scripting around the CLI greps for the code, so it leads the message.
  */
 import type { Command } from 'commander';
-import { SaffronError } from '../runtime/errors.js';
+import { SaffronError } from '../runtime/index.js';
 import { CliExit, type CliIo } from './io.js';
 
 /** Wrap a commander action so a SaffronError prints as `saffron: error: CODE: message`. */

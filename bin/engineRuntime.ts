@@ -13,11 +13,14 @@ import {
   type RuntimeOptions,
   type WorkflowRegistry,
 } from '../actors/index.js';
-import { WorkflowError } from '../runtime/execution/index.js';
-import type { Store } from '../runtime/store/index.js';
-import { destinationOptionsFromEnv } from '../runtime/http/index.js';
-import { envSecrets } from '../runtime/template/index.js';
-import { storeWasmSource, wasmStorageDir } from '../runtime/wasm/index.js';
+import {
+  destinationOptionsFromEnv,
+  envSecrets,
+  storeWasmSource,
+  wasmStorageDir,
+  WorkflowError,
+  type Store,
+} from '../runtime/index.js';
 import { registerWorkflowFolder } from './definitions.js';
 import { describeEngineDatabase, type EngineDatabase, openEngineDatabase } from './engineStore.js';
 import type { CliIo } from './io.js';

@@ -22,7 +22,7 @@ import {
   openStore,
   type Store,
   type StoreTarget,
-} from '../runtime/store/index.js';
+} from '../runtime/index.js';
 import { CliExit, type CliIo } from './io.js';
 import {
   cloudTarget,

@@ -7,8 +7,12 @@
  */
 import { Option, type Command } from 'commander';
 import type { RuntimeOptions } from '../actors/index.js';
-import { inlineExecutor, threadsExecutor } from '../runtime/execution/index.js';
-import { describeStoreTarget, type StoreTarget } from '../runtime/store/index.js';
+import {
+  describeStoreTarget,
+  inlineExecutor,
+  threadsExecutor,
+  type StoreTarget,
+} from '../runtime/index.js';
 import { CliExit } from './io.js';
 
 /** The execution providers. */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { JsonObject } from '../runtime/model/json.js';
+import type { JsonObject } from '../runtime/index.js';
 import { CliExit, type CliIo } from './io.js';
 
 function where(text: string, message: string): string {

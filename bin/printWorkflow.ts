@@ -4,7 +4,7 @@
  * snake_case column names, so output and SQL read the same.
  */
 import { auditEventJson as auditJson, workflowError, workflowJson } from '../actors/index.js';
-import type { StoredAuditEvent, WorkflowRecord } from '../runtime/store/index.js';
+import type { StoredAuditEvent, WorkflowRecord } from '../runtime/index.js';
 import { type CliIo, printJson, printRows } from './io.js';
 
 /** ` v2` for a workflow version `2` or `v2` (never `vv2`); empty without a version. */

@@ -3,8 +3,7 @@
  * status into the exit code. Waiting is success (the workflow is where it should be until
  * someone acts); ending FAILED, FAILED_ROLLED_BACK or CANCELLED is exit 1 with the error.
  */
-import type { WorkflowStatus } from '../runtime/model/statuses.js';
-import type { WorkflowRecord } from '../runtime/store/index.js';
+import type { WorkflowRecord, WorkflowStatus } from '../runtime/index.js';
 import { CliExit, type CliIo } from './io.js';
 import { workflowError } from '../actors/index.js';
 import { printWorkflow } from './printWorkflow.js';

@@ -10,7 +10,7 @@ import {
   parseStoreTarget,
   type Store,
   type StoreTarget,
-} from '../runtime/store/index.js';
+} from '../runtime/index.js';
 import type { Command } from 'commander';
 import type { CliIo } from './io.js';
 

@@ -17,7 +17,7 @@ export {
   deviceUpgradeHeaders,
   signRequest,
   signSocketProof,
-} from '../runtime/crypto/index.js';
+} from '../runtime/index.js';
 export { USER_ROLES, type Principal, type UserRole } from './auth/principal.js';
 export { Problem } from './problem.js';
 export { route, type Access, type RouteSpec } from './route.js';

@@ -26,3 +26,13 @@ export * from './crypto/index.js';
 export * from './wasm/index.js';
 export * from './saf/index.js';
 export * from './jsonSchema/index.js';
+// the batched recording of task outcomes that actors/runtime/taskOutcomes.ts drives
+export { commitStepsPostgres } from './store/postgres/commitStepsPostgres.js';
+export {
+  completeTasksPostgres,
+  type TaskCompletion,
+} from './store/postgres/completeTasksPostgres.js';
+export { getGroupWorkflows } from './store/tasks/getGroupWorkflows.js';
+export { finishTasks } from './store/tasks/finishTasks.js';
+export { taskGroupKey, type TaskGroupMember, type TaskOutcome } from './store/tasks/taskGroups.js';
+export * from './loop/index.js';

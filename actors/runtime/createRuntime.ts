@@ -331,6 +331,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       });
       return run;
     },
+    drive: (id, request) => driveWorkflow(internals, id, request),
     background(id, work) {
       const task: Promise<unknown> = Promise.resolve()
         .then(work)

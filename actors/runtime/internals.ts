@@ -23,6 +23,7 @@ import { compileWorkflowMachine, type CompiledWorkflow } from '../workflow/compi
 import { restoreWorkflowSnapshot, type WorkflowSnapshot } from '../workflow/snapshot.js';
 import type { CommitPlan } from './commit.js';
 import type { CommitQueue } from './commitQueue.js';
+import type { DriveRequest } from './drive.js';
 import type { WorkflowRegistry } from './registry.js';
 
 /** A workflow reaching a terminal status, as this commit will leave it. */
@@ -44,8 +45,12 @@ export type SettledHook = (
  */
 export type StateGuard = (state: JsonObject, stepName: string) => SaffronError | undefined;
 
-/** Shared parts of one runtime instance. */
-export interface Internals {
+/**
+ * What one runtime is given: injected parts and hooks, fixed for its life. A function that
+ * needs only these (a step's execution, a commit's audit rows) can take
+ * `RuntimeDependencies` rather than the whole of {@link Internals}.
+ */
+export interface RuntimeDependencies {
   store: Store;
   executor: StepExecutor;
   clock: Clock;
@@ -58,48 +63,74 @@ export interface Internals {
   /** Sandbox of WASM steps (owned by the runtime, closed with it; threads start on first use). */
   wasm: WasmRunner;
   registry: WorkflowRegistry;
-  workerId: string;
   faults: FaultHook | undefined;
   /** See `RuntimeOptions.onSettled`. */
   onSettled: SettledHook | undefined;
   /** See `RuntimeOptions.stateGuard`. */
   stateGuard: StateGuard | undefined;
+  /** Told of plans once they are written (`RuntimeOptions.inspect`); must not throw. */
+  onCommitted: ((plans: readonly CommitPlan[]) => void) | undefined;
+  /** Report an error that has no caller to go to (background work, scheduler). */
+  onError(error: unknown, subject: string): void;
+}
+
+/** How one runtime behaves: settings read from its options once, never changed. */
+export interface RuntimeConfiguration {
+  workerId: string;
   /** How often a running workflow's heartbeat is refreshed. */
   heartbeatIntervalMs: number;
+  /** How long this node's task claims hold before another worker may take a task over. */
+  taskLeaseMs: number;
+  /** Run ASYNC / PARALLEL tasks in this process right after dispatching them. */
+  runTasks: boolean;
+  /** Drive spawned and sub-workflows (and parents after their child ends) in the background. */
+  driveChildren: boolean;
+}
+
+/** What one runtime keeps while it runs: per-instance maps, sets and flags. */
+export interface RuntimeState {
   /** When this node last wrote each running workflow's heartbeat (epoch ms). */
   lastBeat: Map<string, number>;
   /** Workflows inside a drive on this node right now (their heartbeats are pulsed). */
   driving: Set<string>;
-  /** Group commit of step commits. */
-  commits: CommitQueue;
-  /** How long this node's task claims hold before another worker may take a task over. */
-  taskLeaseMs: number;
   /**
    * Tasks this node claimed and is running until their outcome is recorded (serve.ts renews
    * their leases), each with what to do when the node finds it lost: abort its context.
    */
   heldTasks: Map<string, { lost(): void }>;
-  /** Run ASYNC / PARALLEL tasks in this process right after dispatching them. */
-  runTasks: boolean;
   /** This runtime's one background drain loop (see `kickTasks`). */
   taskDrain: { running: boolean; again: boolean };
   /** Set while `serve` runs: wakes its loop, which then claims the new tasks itself. */
   taskWake: (() => void) | undefined;
-  /** Drive spawned and sub-workflows (and parents after their child ends) in the background. */
-  driveChildren: boolean;
   /** Compiled machines by definition hash (bounded). */
   compiled: Map<string, CompiledWorkflow>;
   /** Compiled machines of definition objects this runtime was given. */
   compiledByObject: WeakMap<WorkflowDefinition, CompiledWorkflow>;
-  /** Told of plans once they are written (`RuntimeOptions.inspect`); must not throw. */
-  onCommitted: ((plans: readonly CommitPlan[]) => void) | undefined;
-  /** Report an error that has no caller to go to (background work, scheduler). */
-  onError(error: unknown, subject: string): void;
+}
+
+/** How the parts of one runtime coordinate: functions and queues bound to the instance. */
+export interface RuntimeCoordination {
+  /** Group commit of step commits. */
+  commits: CommitQueue;
+  /**
+   * Drive workflow `id` for `request` (drive.ts's `driveWorkflow`, bound to this runtime):
+   * settling a task group continues its workflow through this, so the task modules that
+   * drive.ts starts need not import drive.ts back.
+   */
+  drive(workflowId: string, request: DriveRequest): Promise<WorkflowRecord>;
   /** Track a background drive so `drain()` can wait for it. */
   background(workflowId: string, work: () => Promise<unknown>): void;
   /** Serialize work on one workflow within this process. */
   exclusive<T>(workflowId: string, work: () => Promise<T>): Promise<T>;
 }
+
+/**
+ * Shared parts of one runtime instance, in four groups (see each). Engine functions take
+ * the whole; a function that needs one group takes that group, so what it can reach is
+ * visible in its signature.
+ */
+export interface Internals
+  extends RuntimeDependencies, RuntimeConfiguration, RuntimeState, RuntimeCoordination {}
 
 const MAX_COMPILED = 256;
 

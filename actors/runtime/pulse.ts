@@ -5,13 +5,18 @@
  * drive right now are refreshed, and only rows this node still owns: a drive that died on
  * an error leaves its row to go stale, and the zombie scanner picks the workflow up.
  */
-import { refreshHeartbeats } from '../../runtime/index.js';
+import { createBackgroundLoop, refreshHeartbeats } from '../../runtime/index.js';
 import type { Internals } from './internals.js';
 
+/** What the pulse reads. */
+type PulseParts = Pick<
+  Internals,
+  'store' | 'clock' | 'workerId' | 'onError' | 'heartbeatIntervalMs' | 'driving' | 'lastBeat'
+>;
+
 /** Start pulsing; returns a function that stops the pulse and waits for one in flight. */
-export function startHeartbeatPulse(internals: Internals): () => Promise<void> {
+export function startHeartbeatPulse(internals: PulseParts): () => Promise<void> {
   const half = Math.max(50, internals.heartbeatIntervalMs / 2);
-  let inFlight: Promise<void> | undefined;
   const pulse = async () => {
     const now = internals.clock.now();
     const due = [...internals.driving].filter((id) => {
@@ -22,15 +27,11 @@ export function startHeartbeatPulse(internals: Internals): () => Promise<void> {
     const refreshed = await refreshHeartbeats(internals.store, internals.workerId, due, now);
     for (const id of refreshed) internals.lastBeat.set(id, now.getTime());
   };
-  const timer = setInterval(() => {
-    if (inFlight) return;
-    inFlight = pulse()
-      .catch((error: unknown) => internals.onError(error, internals.workerId))
-      .finally(() => (inFlight = undefined));
-  }, half);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await inFlight;
-  };
+  const loop = createBackgroundLoop({
+    intervalMs: half,
+    pass: pulse,
+    onError: (error) => internals.onError(error, internals.workerId),
+  });
+  loop.start();
+  return () => loop.stop();
 }

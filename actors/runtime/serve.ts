@@ -11,6 +11,7 @@
  */
 import { hostname } from 'node:os';
 import {
+  createBackgroundLoop,
   listenForTasks,
   registerWorker,
   keepTaskClaims,
@@ -139,7 +140,6 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
   /** The node's heartbeat: worker_nodes row and task leases, on its own timer. */
   function heartbeat(): { stop(): Promise<void> } {
     const leaseMs = options.leaseMs ?? internals.taskLeaseMs;
-    let inFlight: Promise<void> | undefined;
     // a claim answered within this long is not mistaken for one whose answer was lost
     const orphanAfterMs = Math.max(30_000, internals.heartbeatIntervalMs * 3);
     const touch = async () => {
@@ -154,21 +154,14 @@ export function serve(internals: Internals, runtime: Runtime, options: ServeOpti
       });
       for (const id of lost) internals.heldTasks.get(id)?.lost();
     };
-    const timer = setInterval(() => {
-      // a beat still waiting for the database is not doubled
-      inFlight ??= touch()
-        .catch((error: unknown) => internals.onError(error, internals.workerId))
-        .finally(() => {
-          inFlight = undefined;
-        });
-    }, internals.heartbeatIntervalMs);
-    timer.unref();
-    return {
-      async stop() {
-        clearInterval(timer);
-        await inFlight;
-      },
-    };
+    // a beat still waiting for the database is not doubled
+    const beats = createBackgroundLoop({
+      intervalMs: internals.heartbeatIntervalMs,
+      pass: touch,
+      onError: (error) => internals.onError(error, internals.workerId),
+    });
+    beats.start();
+    return { stop: () => beats.stop() };
   }
 
   return {

@@ -23,7 +23,11 @@
  * grouped way, so only the outcome at fault fails.
  */
 import {
+  commitStepsPostgres,
+  completeTasksPostgres,
   ConflictError,
+  finishTasks,
+  getGroupWorkflows,
   mergeAll,
   StepError,
   toError,
@@ -33,24 +37,15 @@ import {
   type JsonObject,
   type SaffronError,
   type StoreHandle,
-} from '../../runtime/index.js';
-import { commitStepsPostgres } from '../../runtime/store/postgres/commitStepsPostgres.js';
-import {
-  completeTasksPostgres,
-  type TaskCompletion,
-} from '../../runtime/store/postgres/completeTasksPostgres.js';
-import { getGroupWorkflows } from '../../runtime/store/tasks/getGroupWorkflows.js';
-import {
-  finishTasks,
   taskGroupKey,
+  type TaskCompletion,
   type TaskGroupMember,
   type TaskOutcome,
-} from '../../runtime/store/tasks/finishTasks.js';
+} from '../../runtime/index.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
 import { type CommitPlan, isStepOnly, toStepCommit, writePlans } from './commit.js';
 import { createBatchQueue } from './batchQueue.js';
-import { driveWorkflow } from './drive.js';
 import { finishAudit } from './outcome.js';
 import { type Internals, type LiveWorkflow, restoreLive } from './internals.js';
 import { automateNext, buildTransition, compensationOf, isTerminal } from './plan.js';
@@ -160,13 +155,11 @@ function settleTransition(
     internals.onCommitted?.([t.plan]);
     if (!internals.driveChildren && !internals.runTasks) return;
     if ((t.status === 'ACTIVE' && advance) || workflowPosition(t.next).key === 'compensating') {
-      internals.background(record.id, () =>
-        driveWorkflow(internals, record.id, { kind: 'continue' }),
-      );
+      internals.background(record.id, () => internals.drive(record.id, { kind: 'continue' }));
     }
     if (isTerminal(t.status) && record.parentWorkflowId) {
       const parent = record.parentWorkflowId;
-      internals.background(parent, () => driveWorkflow(internals, parent, { kind: 'child-done' }));
+      internals.background(parent, () => internals.drive(parent, { kind: 'child-done' }));
     }
   };
   return { plan: t.plan, after };

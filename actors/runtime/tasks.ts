@@ -41,8 +41,8 @@ import {
   type StepContext,
   type TaskClaim,
   type TaskFinish,
+  type TaskOutcome,
 } from '../../runtime/index.js';
-import type { TaskOutcome } from '../../runtime/store/tasks/finishTasks.js';
 import type { Internals } from './internals.js';
 import {
   createOutcomeQueue,

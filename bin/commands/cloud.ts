@@ -14,9 +14,7 @@ import {
   workflowWebhookHook,
   type UserRole,
 } from '../../gateway/index.js';
-import { destinationOptionsFromEnv } from '../../runtime/http/index.js';
-import { envSecrets } from '../../runtime/template/index.js';
-import { wasmStorageDir } from '../../runtime/wasm/index.js';
+import { destinationOptionsFromEnv, envSecrets, wasmStorageDir } from '../../runtime/index.js';
 import { registerWorkflowFolder } from '../definitions.js';
 import { openCloudStore } from '../engineStore.js';
 import { CliExit, type CliIo } from '../io.js';

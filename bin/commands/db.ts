@@ -3,12 +3,13 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { migrations } from '../../migrations/index.js';
 import {
+  collectStats,
   ensureEdgeSchema,
   migrate,
+  validateSchema,
   type MigrationProgress,
   type Store,
-} from '../../runtime/store/index.js';
-import { collectStats, validateSchema } from '../../runtime/store/index.js';
+} from '../../runtime/index.js';
 import { CliExit, type CliIo, printJson } from '../io.js';
 import { type DatabaseOptions, withStore } from '../storeOption.js';
 

@@ -26,9 +26,7 @@ import {
   type AgentLogLevel,
 } from '../../edge/index.js';
 import { parseInspectUrl } from '../../actors/index.js';
-import { toError } from '../../runtime/index.js';
-import { destinationOptionsFromEnv } from '../../runtime/http/index.js';
-import { envSecrets } from '../../runtime/template/index.js';
+import { destinationOptionsFromEnv, envSecrets, toError } from '../../runtime/index.js';
 import { CliExit, type CliIo } from '../io.js';
 import { waitForSignal } from '../signals.js';
 

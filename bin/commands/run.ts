@@ -4,7 +4,7 @@
  * `postgres` its tasks go to `saffron worker` processes and `run` waits for them.
  */
 import type { Command } from 'commander';
-import { describeStoreTarget } from '../../runtime/store/index.js';
+import { describeStoreTarget } from '../../runtime/index.js';
 import { settleWithWorkers } from '../awaitWorkers.js';
 import { engineAction } from '../engineAction.js';
 import { type EngineOptions, engineOptions, withRuntime } from '../engineRuntime.js';

@@ -5,13 +5,13 @@
  * again. They work on the engine database, where `run`, `start` and `worker` keep them.
  */
 import type { Command } from 'commander';
-import { SaffronError } from '../../runtime/errors.js';
 import {
   deleteScheduledWorkflow,
   listScheduledWorkflows,
+  SaffronError,
   type ScheduleListing,
   type Store,
-} from '../../runtime/store/index.js';
+} from '../../runtime/index.js';
 import { engineAction } from '../engineAction.js';
 import { openEngineStore } from '../engineStore.js';
 import { type CliIo, printJson, printRows } from '../io.js';

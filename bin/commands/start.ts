@@ -16,8 +16,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import type { JsonObject } from '../../runtime/model/json.js';
-import type { WorkflowRecord } from '../../runtime/store/index.js';
+import type { JsonObject, WorkflowRecord } from '../../runtime/index.js';
 import { engineAction } from '../engineAction.js';
 import { type EngineOptions, engineOptions, withRuntime } from '../engineRuntime.js';
 import { engineTarget } from '../engineStore.js';

@@ -7,7 +7,7 @@ import {
   listSteps,
   loadDefinitionFile,
   type DefinitionIssue,
-} from '../../runtime/definition/index.js';
+} from '../../runtime/index.js';
 import { CliExit, type CliIo, printJson } from '../io.js';
 import { versionSuffix } from '../printWorkflow.js';
 

@@ -11,20 +11,18 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
-  listCachedWasm,
-  listWasmComponents,
-  type CachedWasm,
-  type Store,
-  type WasmComponent,
-} from '../../runtime/store/index.js';
-import {
   cacheWasmBinary,
   checkWasmModule,
   isSemver,
+  listCachedWasm,
+  listWasmComponents,
   registerWasmComponent,
-  wasmStorageDir,
   WasmError,
-} from '../../runtime/wasm/index.js';
+  wasmStorageDir,
+  type CachedWasm,
+  type Store,
+  type WasmComponent,
+} from '../../runtime/index.js';
 import { engineAction } from '../engineAction.js';
 import { openEngineStore } from '../engineStore.js';
 import { CliExit, type CliIo, printJson, printRows } from '../io.js';

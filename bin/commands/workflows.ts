@@ -6,8 +6,7 @@
  */
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Runtime } from '../../actors/index.js';
-import { isWorkflowStatus, WORKFLOW_STATUSES } from '../../runtime/model/statuses.js';
-import type { WorkflowStatus } from '../../runtime/model/statuses.js';
+import { isWorkflowStatus, WORKFLOW_STATUSES, type WorkflowStatus } from '../../runtime/index.js';
 import {
   type EngineOptions,
   engineOptions,

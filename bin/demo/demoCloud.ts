@@ -9,8 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createRuntime, createWorkflowRegistry } from '../../actors/index.js';
 import { createApiToken, createGateway, loadKeyring } from '../../gateway/index.js';
-import { envSecrets } from '../../runtime/template/index.js';
-import type { Store } from '../../runtime/index.js';
+import { envSecrets, type Store } from '../../runtime/index.js';
 import { openCloudStore } from '../engineStore.js';
 import type { CliIo } from '../io.js';
 

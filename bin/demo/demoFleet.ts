@@ -7,8 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createEdgeAgent, type EdgeAgent } from '../../edge/index.js';
-import type { DestinationPolicyOptions } from '../../runtime/http/index.js';
-import { mapSecrets, type BoundSecret } from '../../runtime/template/index.js';
+import {
+  mapSecrets,
+  type BoundSecret,
+  type DestinationPolicyOptions,
+} from '../../runtime/index.js';
 import { expectOk, type DemoCloud } from './demoCloud.js';
 import { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 

@@ -12,6 +12,7 @@
  */
 import {
   checkpointWal,
+  createBackgroundLoop,
   setWalAutocheckpoint,
   sqliteChangeCount,
   type Store,
@@ -57,8 +58,6 @@ export function createWalCheckpoints(options: WalCheckpointsOptions): WalCheckpo
   if (!Number.isSafeInteger(backstopPages) || backstopPages < 0)
     throw new RangeError(`backstopPages must be an integer ≥ 0, got ${backstopPages}`);
   const onEvent = options.onEvent ?? (() => undefined);
-  let timer: unknown;
-  let running = false;
   // the change count at the last look, and the one the log was last checkpointed at
   let seen: number | undefined;
   let checkpointed: number | undefined;
@@ -74,27 +73,27 @@ export function createWalCheckpoints(options: WalCheckpointsOptions): WalCheckpo
     return result;
   };
 
-  const look = () => {
-    if (!running) return;
-    try {
-      check();
-    } catch (error) {
-      onEvent({ type: 'edge.wal.failed', error });
-    }
-    timer = timers.setTimeout(look, idleMs);
-  };
+  const looks = createBackgroundLoop({
+    intervalMs: idleMs,
+    timers,
+    pass: () => {
+      try {
+        check();
+      } catch (error) {
+        onEvent({ type: 'edge.wal.failed', error });
+      }
+    },
+    onError: (error) => onEvent({ type: 'edge.wal.failed', error }),
+  });
 
   return {
     start() {
-      if (running) return;
+      if (looks.started) return;
       setWalAutocheckpoint(store, backstopPages);
-      running = true;
-      timer = timers.setTimeout(look, idleMs);
+      looks.start();
     },
     stop() {
-      running = false;
-      if (timer !== undefined) timers.clearTimeout(timer);
-      timer = undefined;
+      void looks.stop();
     },
     check,
   };

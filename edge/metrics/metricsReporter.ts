@@ -4,7 +4,7 @@
  * figures, which is what an operator wants, and an offline terminal does not pile up stale
  * reports in its database.
  */
-import { SaffronError, toError, type Store } from '../../runtime/index.js';
+import { createBackgroundLoop, SaffronError, toError, type Store } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import {
@@ -68,10 +68,7 @@ export function createMetricsReporter(deps: MetricsReporterDeps): MetricsReporte
       // a listener's failure is not the reporter's
     }
   };
-  let running = false;
-  let timer: unknown;
   let lastOutcome: MetricsReportOutcome | null = null;
-  const inFlight = new Set<Promise<unknown>>();
   const controllers = new Set<AbortController>();
 
   const collect = () => collectMetrics(deps);
@@ -122,27 +119,20 @@ export function createMetricsReporter(deps: MetricsReporterDeps): MetricsReporte
     return lastOutcome;
   };
 
-  const tick = () => {
-    timer = undefined;
-    const run = reportNow().finally(() => {
-      inFlight.delete(run);
-      if (running) timer = timers.setTimeout(tick, intervalMs);
-    });
-    inFlight.add(run);
-  };
+  const reports = createBackgroundLoop({
+    intervalMs,
+    firstDelayMs: 0,
+    timers,
+    pass: reportNow,
+    onError: () => undefined, // reportNow never throws
+  });
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      tick();
-    },
+    start: () => reports.start(),
     async stop() {
-      running = false;
-      if (timer !== undefined) timers.clearTimeout(timer);
-      timer = undefined;
+      const stopped = reports.stop();
       for (const controller of controllers) controller.abort();
-      await Promise.allSettled([...inFlight]);
+      await stopped;
     },
     collect,
     reportNow,

@@ -10,6 +10,7 @@
  * runs every enabled policy at once, under the same lock.
  */
 import {
+  createBackgroundLoop,
   enforceRetentionPolicy,
   listRetentionPolicies,
   toError,
@@ -57,7 +58,6 @@ export function createRetentionJob(
   const intervalMs = options.intervalMs ?? 3_600_000;
   const log = ctx.app.log;
   let chain: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
   const pass = async (actor: CommandActor, scheduled: boolean): Promise<RetentionResult[]> => {
@@ -93,28 +93,21 @@ export function createRetentionJob(
     return next;
   };
 
-  const scheduledPass = () => {
-    if (closed) return;
-    run(RETENTION_ACTOR, { scheduled: true }).catch((error: unknown) =>
-      log.error({ err: error }, 'the scheduled audit retention pass failed'),
-    );
-  };
+  const schedule = createBackgroundLoop({
+    intervalMs,
+    firstDelayMs: options.initialDelayMs ?? 60_000,
+    pass: () => run(RETENTION_ACTOR, { scheduled: true }),
+    onError: (error) => log.error({ err: error }, 'the scheduled audit retention pass failed'),
+  });
 
   return {
     run,
     start() {
-      if (closed || timer) return;
-      timer = setTimeout(() => {
-        scheduledPass();
-        timer = setInterval(scheduledPass, intervalMs).unref();
-      }, options.initialDelayMs ?? 60_000).unref();
+      if (!closed) schedule.start();
     },
     async close() {
       closed = true;
-      if (timer) {
-        clearTimeout(timer);
-        clearInterval(timer);
-      }
+      await schedule.stop();
       await chain;
     },
   };

@@ -29,6 +29,7 @@ import {
   type BroadcastStep,
 } from '../../actors/index.js';
 import {
+  createBackgroundLoop,
   listActiveBatchIds,
   listActiveBroadcastIds,
   withAdvisoryLock,
@@ -91,8 +92,6 @@ export function createFleetDriver(
   const dirty = { batch: new Set<string>(), broadcast: new Set<string>() };
   const background = new Set<Promise<unknown>>();
   let draining: Promise<void> | undefined;
-  let ticking: Promise<FleetTickReport> | undefined;
-  let timer: NodeJS.Timeout | undefined;
   let stopListening: (() => void) | undefined;
   let closed = false;
 
@@ -203,11 +202,13 @@ export function createFleetDriver(
     return { batches, broadcasts, schedules };
   };
 
-  const tick = () => {
-    // one pass at a time per process; a call during one waits for it
-    ticking ??= runTick().finally(() => (ticking = undefined));
-    return ticking;
-  };
+  // one pass at a time per process; a call during one waits for it
+  const ticks = createBackgroundLoop({
+    intervalMs: options.tickIntervalMs ?? 1000,
+    pass: runTick,
+    onError: (error) => log.error({ err: error }, 'fleet driver work failed'),
+  });
+  const tick = () => ticks.runNow();
 
   return {
     nodeId,
@@ -224,14 +225,12 @@ export function createFleetDriver(
         if (command.batchId) poke('batch', command.batchId);
         if (command.broadcastId) poke('broadcast', command.broadcastId);
       });
-      timer = setInterval(() => void track(tick()), options.tickIntervalMs ?? 1000);
-      timer.unref();
+      ticks.start();
     },
     async close() {
       closed = true;
       stopListening?.();
-      if (timer) clearInterval(timer);
-      await ticking?.catch(() => undefined);
+      await ticks.stop();
       await Promise.all(background);
     },
   };

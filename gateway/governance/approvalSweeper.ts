@@ -5,7 +5,7 @@
  * `approval.decided` webhook event. Deciding on an expired approval expires it too, so the
  * interval only bounds how long a listing may still show one PENDING.
  */
-import { expireApprovals, SYSTEM_ACTOR } from '../../runtime/index.js';
+import { createBackgroundLoop, expireApprovals, SYSTEM_ACTOR } from '../../runtime/index.js';
 import type { GatewayContext } from '../context.js';
 
 /** The sweeper of one gateway. */
@@ -18,31 +18,21 @@ export interface ApprovalSweeper {
 
 /** Start sweeping every `intervalMs`. */
 export function startApprovalSweeper(ctx: GatewayContext, intervalMs: number): ApprovalSweeper {
-  let running: Promise<number> | undefined;
-  const sweep = () =>
-    (running ??= (async () => {
-      try {
-        let total = 0;
-        for (;;) {
-          const expired = await expireApprovals(ctx.store, SYSTEM_ACTOR, ctx.now());
-          total += expired.length;
-          if (expired.length < 500) return total;
-        }
-      } finally {
-        running = undefined;
+  const loop = createBackgroundLoop({
+    intervalMs,
+    pass: async () => {
+      let total = 0;
+      for (;;) {
+        const expired = await expireApprovals(ctx.store, SYSTEM_ACTOR, ctx.now());
+        total += expired.length;
+        if (expired.length < 500) return total;
       }
-    })());
-  const timer = setInterval(() => {
-    sweep().catch((error: unknown) =>
-      ctx.app.log.warn({ err: error }, 'expiring approvals failed'),
-    );
-  }, intervalMs);
-  timer.unref();
-  return {
-    sweep,
-    async close() {
-      clearInterval(timer);
-      await running?.catch(() => undefined);
     },
+    onError: (error) => ctx.app.log.warn({ err: error }, 'expiring approvals failed'),
+  });
+  loop.start();
+  return {
+    sweep: () => loop.runNow(),
+    close: () => loop.stop(),
   };
 }

@@ -25,6 +25,7 @@ import { Counter } from 'prom-client';
 import {
   appendCommandAudit,
   claimWebhookDeliveries,
+  createBackgroundLoop,
   guardedFetch,
   refusalIn,
   recordWebhookAttempt,
@@ -114,8 +115,6 @@ export function createWebhookDispatcher(
     labelNames: ['outcome'],
     registers: [ctx.metrics],
   });
-  let timer: NodeJS.Timeout | undefined;
-  let passing: Promise<number> | undefined;
   let closed = false;
 
   const send = async (
@@ -245,37 +244,26 @@ export function createWebhookDispatcher(
     return claims.length;
   };
 
-  const tick = (): Promise<number> => {
-    // one pass at a time per process; a call during one waits for it
-    passing ??= pass().finally(() => (passing = undefined));
-    return passing;
-  };
-
-  const loop = () => {
-    timer = undefined;
-    if (closed) return;
-    tick().then(
-      (sent) => {
-        if (!closed) timer = setTimeout(loop, sent > 0 ? 0 : pollIntervalMs).unref();
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'a webhook dispatch pass failed');
-        if (!closed) timer = setTimeout(loop, pollIntervalMs).unref();
-      },
-    );
-  };
+  // one pass at a time per process; a call during one waits for it
+  const loop = createBackgroundLoop({
+    intervalMs: pollIntervalMs,
+    firstDelayMs: 0,
+    // a pass that sent something is followed at once by another
+    delayAfter: (sent) => (sent > 0 ? 0 : pollIntervalMs),
+    pass,
+    onError: (error) => log.error({ err: error }, 'a webhook dispatch pass failed'),
+  });
 
   return {
-    tick,
+    tick: () => loop.runNow(),
     start() {
-      if (closed || timer) return;
-      timer = setTimeout(loop, 0).unref();
+      if (!closed) loop.start();
     },
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      const stopped = loop.stop();
       closing.abort();
-      await passing?.catch(() => undefined);
+      await stopped;
     },
   };
 }

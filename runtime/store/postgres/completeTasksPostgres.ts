@@ -25,7 +25,7 @@ import { translateDriverError } from '../errors.js';
 import type { StoreHandle } from '../store.js';
 import type { TaskClaim } from '../tasks/claimTasks.js';
 import { type ClaimedRow, type ClaimedTask, rowToClaimedTask } from '../tasks/claimedTask.js';
-import type { TaskOutcome } from '../tasks/finishTasks.js';
+import type { TaskOutcome } from '../tasks/taskGroups.js';
 import type { StepCommit } from '../workflows/stepCommit.js';
 import { claimCtes } from './claimTasksPostgres.js';
 import { type AuditRow, logRows, pushAuditRow, STORED_STATUS } from './taskRows.js';

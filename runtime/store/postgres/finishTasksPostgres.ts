@@ -15,7 +15,7 @@ import {
   groupMembers,
   type TaskGroupRow,
   type TaskOutcome,
-} from '../tasks/finishTasks.js';
+} from '../tasks/taskGroups.js';
 import { type AuditRow, logRows, pushAuditRow, STORED_STATUS } from './taskRows.js';
 
 /** Record `outcomes` of tasks `workerId` claimed; see tasks/finishTasks.ts. */

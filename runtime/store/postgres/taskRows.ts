@@ -5,7 +5,7 @@
  * of a batch's preparation together.
  */
 import type { AuditEvent } from '../audit/appendAuditEvents.js';
-import type { TaskOutcome } from '../tasks/finishTasks.js';
+import type { TaskOutcome } from '../tasks/taskGroups.js';
 
 /** How each finish is stored: a retry goes back to PENDING. */
 export const STORED_STATUS = {
