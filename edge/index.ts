@@ -10,7 +10,7 @@ export {
   type CloudRequest,
 } from './cloud/cloudClient.js';
 export { systemTimers, type EdgeTimers } from './timers/timers.js';
-export { backoffDelay, type BackoffPolicy } from './timers/backoff.js';
+export { backoffDelay, type BackoffPolicy } from '../runtime/index.js';
 export {
   COMMAND_KEY_PREFIX,
   readLastSync,

@@ -19,7 +19,7 @@ import { createConfigSync } from '../config/configSync.js';
 import type { VerifiedConfig } from '../config/documents.js';
 import { resolveCloudPublicKey } from '../config/pinPublicKey.js';
 import { safLimitsFromConfig } from '../saf/safLimits.js';
-import { backoffDelay } from '../timers/backoff.js';
+import { backoffDelay } from '../../runtime/index.js';
 import { wasmHashesOf } from '../wasm/wasmHashes.js';
 import { configEntry } from './agentLog.js';
 import { prefetchMissing, type AgentContext, type AgentParts } from './agentParts.js';

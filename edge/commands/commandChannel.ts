@@ -23,7 +23,7 @@
  */
 import { toError, type Store } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
-import type { BackoffPolicy } from '../timers/backoff.js';
+import type { BackoffPolicy } from '../../runtime/index.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { parseCommand, type CommandHandlers, type EdgeCommand } from './command.js';
 import { createCommandExecutor } from './commandExecutor.js';

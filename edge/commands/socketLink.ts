@@ -25,7 +25,7 @@
 import type WebSocket from 'ws';
 import { z } from 'zod';
 import type { CloudClient } from '../cloud/cloudClient.js';
-import { backoffDelay, type BackoffPolicy } from '../timers/backoff.js';
+import { backoffDelay, type BackoffPolicy } from '../../runtime/index.js';
 import type { EdgeTimers } from '../timers/timers.js';
 import type { CommandAck } from './commandLedger.js';
 

@@ -24,7 +24,7 @@
 import { documentEtag, SaffronError, toError, type Store } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { readSyncState, SYNC_STATE_KEYS, writeSyncState } from '../state/syncState.js';
-import { backoffDelay, type BackoffPolicy } from '../timers/backoff.js';
+import { backoffDelay, type BackoffPolicy } from '../../runtime/index.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { checkConfigDocument, configPollIntervalMs } from './checkConfigDocument.js';
 import { markConfigApplied, readCachedConfig, saveCachedConfig } from './configCache.js';

@@ -19,7 +19,7 @@
  *
  * Scheduling: `start()` syncs at once, then sweeps every `intervalMs`; `notifyPending()`
  * syncs soon after a record is queued; a failed round backs off exponentially with jitter
- * (edge/timers/backoff.ts, Retry-After honoured) and `notifyPending()` does not cut a
+ * (runtime/loop/backoffDelay.ts, Retry-After honoured) and `notifyPending()` does not cut a
  * backoff short — a busy terminal must not hammer a cloud that is down. `notifyOnline()`
  * forgets the backoff and syncs after a random per-device delay of up to `outageJitterMs`:
  * a fleet that lost its network together must not come back in the same second.
@@ -41,7 +41,7 @@ import {
   SYNC_STATE_KEYS,
   writeSyncState,
 } from '../state/syncState.js';
-import { backoffDelay, type BackoffPolicy } from '../timers/backoff.js';
+import { backoffDelay, type BackoffPolicy } from '../../runtime/index.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { SafSyncError } from './errors.js';
 import { markUploadFailed } from './markUploadFailed.js';
