@@ -5,11 +5,7 @@
  * starts with the gateway and stops with it.
  */
 import { registerAuditRoutes } from './routes.js';
-import {
-  createRetentionJob,
-  type RetentionJob,
-  type RetentionJobOptions,
-} from './retentionJob.js';
+import { createRetentionJob, type RetentionJob, type RetentionJobOptions } from './retentionJob.js';
 import { registerRetentionRoutes } from './retentionRoutes.js';
 import type { GatewayContext } from '../context.js';
 import type { RouteModule } from '../server.js';
