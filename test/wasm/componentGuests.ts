@@ -1,0 +1,97 @@
+/**
+ * Component guests for tests, built at test time with jco (no binary is committed):
+ * - {@link commandComponent}: a preview1 command module turned into a component exporting
+ *   `wasi:cli/run` with the preview1 adapter — what `jco new guest.wasm --wasi-command` does;
+ * - {@link typedComponent}: a core module in WebAssembly text implementing
+ *   `execute: func(input: string) -> result<string, string>` by the canonical ABI, with the
+ *   WIT world embedded, then made a component;
+ * - {@link socketComponent}: a component (component text format) that imports a WASI
+ *   sockets interface.
+ */
+import { readFileSync } from 'node:fs';
+import {
+  componentEmbed,
+  componentNew,
+  parse,
+  preview1AdapterCommandPath,
+} from '@bytecodealliance/jco';
+import { sha256Hex } from '../../runtime/wasm/index.js';
+import type { Guest } from '../support/wasmGuests.js';
+
+const guest = (bytes: Uint8Array): Guest => ({ bytes, hash: sha256Hex(bytes) });
+
+/** `module` (a preview1 command) as a `wasi:cli/run` component. */
+export async function commandComponent(module: Guest): Promise<Guest> {
+  const adapter = readFileSync(preview1AdapterCommandPath());
+  return guest(await componentNew(module.bytes, [['wasi_snapshot_preview1', adapter]]));
+}
+
+/** The WIT world of typed step components. */
+export const STEP_WORLD = `package saffron:step;
+
+world step {
+  export execute: func(input: string) -> result<string, string>;
+}
+`;
+
+/**
+ * `execute(input)`: `ok("{\"typed\":" + input + "}")` when the input starts with `{`, else
+ * `err("expected a JSON object")`. Return area at 960: tag u8, then (ptr, len) at +4.
+ */
+export const TYPED_WAT = `
+(module
+  (memory (export "memory") 1)
+  (global $heap (mut i32) (i32.const 4096))
+  (data (i32.const 16) "{\\"typed\\":")
+  (data (i32.const 32) "expected a JSON object")
+  (func $alloc (param $size i32) (result i32) (local $ptr i32) (local $end i32)
+    (local.set $ptr (i32.and (i32.add (global.get $heap) (i32.const 7)) (i32.const -8)))
+    (local.set $end (i32.add (local.get $ptr) (local.get $size)))
+    (block $fits
+      (br_if $fits (i32.le_u (local.get $end) (i32.mul (memory.size) (i32.const 65536))))
+      (if (i32.eq (memory.grow (i32.add (i32.shr_u (local.get $size) (i32.const 16)) (i32.const 1))) (i32.const -1))
+        (then (unreachable))))
+    (global.set $heap (local.get $end))
+    (local.get $ptr))
+  (func (export "cabi_realloc") (param i32 i32 i32) (param $size i32) (result i32)
+    (call $alloc (local.get $size)))
+  (func (export "execute") (param $ptr i32) (param $len i32) (result i32) (local $out i32)
+    (if (i32.or (i32.eqz (local.get $len)) (i32.ne (i32.load8_u (local.get $ptr)) (i32.const 123)))
+      (then
+        (i32.store8 (i32.const 960) (i32.const 1))
+        (i32.store (i32.const 964) (i32.const 32))
+        (i32.store (i32.const 968) (i32.const 22))
+        (return (i32.const 960))))
+    (local.set $out (call $alloc (i32.add (local.get $len) (i32.const 10))))
+    (memory.copy (local.get $out) (i32.const 16) (i32.const 9))
+    (memory.copy (i32.add (local.get $out) (i32.const 9)) (local.get $ptr) (local.get $len))
+    (i32.store8 (i32.add (local.get $out) (i32.add (local.get $len) (i32.const 9))) (i32.const 125))
+    (i32.store8 (i32.const 960) (i32.const 0))
+    (i32.store (i32.const 964) (local.get $out))
+    (i32.store (i32.const 968) (i32.add (local.get $len) (i32.const 10)))
+    (i32.const 960)))
+`;
+
+/** The typed-function component of {@link TYPED_WAT} and {@link STEP_WORLD}. */
+export async function typedComponent(): Promise<Guest> {
+  const core = await parse(TYPED_WAT);
+  const embedded = await componentEmbed({ binary: core, witSource: STEP_WORLD, world: 'step' });
+  return guest(await componentNew(embedded));
+}
+
+/** A component that imports `wasi:sockets/tcp-create-socket` and exports `wasi:cli/run`. */
+export async function socketComponent(): Promise<Guest> {
+  return guest(
+    await parse(`
+(component
+  (import "wasi:sockets/tcp-create-socket@0.2.0" (instance $sockets
+    (export "create-tcp-socket" (func (param "address-family" u8)))))
+  (core module $m (func (export "run") (result i32) (i32.const 0)))
+  (core instance $i (instantiate $m))
+  (type $result (result))
+  (func $run (result $result) (canon lift (core func $i "run")))
+  (instance $runner (export "run" (func $run)))
+  (export "wasi:cli/run@0.2.0" (instance $runner)))
+`),
+  );
+}
