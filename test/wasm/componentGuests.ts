@@ -95,3 +95,40 @@ export async function socketComponent(): Promise<Guest> {
 `),
   );
 }
+
+/**
+ * A preview1 command that tries to open `etc/passwd` under fd 3 (the first preopen, if there
+ * were one) and to read fd 3's preopen, then prints `{"open_fd3":errno,"prestat_fd3":errno}`.
+ */
+export const OPEN_FILE_WAT = `
+(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_open" (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_prestat_get" (func $fd_prestat_get (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 256) "etc/passwd")
+  (data (i32.const 300) "{\\"open_fd3\\":")
+  (data (i32.const 320) ",\\"prestat_fd3\\":")
+  (data (i32.const 340) "}")
+  (func $write (param $ptr i32) (param $len i32)
+    (i32.store (i32.const 0) (local.get $ptr))
+    (i32.store (i32.const 4) (local.get $len))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8))))
+  (func $number (param $n i32) (local $at i32)
+    (local.set $at (i32.const 80))
+    (loop $digit
+      (local.set $at (i32.sub (local.get $at) (i32.const 1)))
+      (i32.store8 (local.get $at) (i32.add (i32.const 48) (i32.rem_u (local.get $n) (i32.const 10))))
+      (local.set $n (i32.div_u (local.get $n) (i32.const 10)))
+      (br_if $digit (local.get $n)))
+    (call $write (local.get $at) (i32.sub (i32.const 80) (local.get $at))))
+  (func (export "_start") (local $open i32) (local $prestat i32)
+    (local.set $open (call $path_open (i32.const 3) (i32.const 0) (i32.const 256) (i32.const 10)
+      (i32.const 0) (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 16)))
+    (local.set $prestat (call $fd_prestat_get (i32.const 3) (i32.const 16)))
+    (call $write (i32.const 300) (i32.const 12))
+    (call $number (local.get $open))
+    (call $write (i32.const 320) (i32.const 15))
+    (call $number (local.get $prestat))
+    (call $write (i32.const 340) (i32.const 1))))
+`;
