@@ -88,7 +88,11 @@ describe('WebAssembly components', () => {
   });
 
   it('gives the same output for the same guest as a module and as a wasi:cli/run component', async () => {
-    for (const input of [{}, { amount_minor: 1250, card: { last4: '4242' } }, { list: [1, 'two'] }]) {
+    for (const input of [
+      {},
+      { amount_minor: 1250, card: { last4: '4242' } },
+      { list: [1, 'two'] },
+    ]) {
       const [asModule, asComponent] = await Promise.all([
         run(modules.echo, input),
         run(components.echo, input),
