@@ -17,7 +17,7 @@ export async function wasiCommandComponent(
 ): Promise<{ bytes: Uint8Array; hash: string } | undefined> {
   let jco: JcoBuild;
   try {
-    jco = (await import('@bytecodealliance/jco')) as unknown as JcoBuild;
+    jco = await import('@bytecodealliance/jco');
   } catch {
     return undefined;
   }
