@@ -132,3 +132,28 @@ export const OPEN_FILE_WAT = `
     (call $number (local.get $prestat))
     (call $write (i32.const 340) (i32.const 1))))
 `;
+
+/**
+ * A component importing a function of a provided interface that the sandbox does not
+ * implement (`wasi:cli/environment.get-future-thing`, as a later WASI release might add) and
+ * calling it from `run`.
+ */
+export async function futureImportComponent(): Promise<Guest> {
+  return guest(
+    await parse(`
+(component
+  (import "wasi:cli/environment@0.2.0" (instance $env (export "get-future-thing" (func))))
+  (alias export $env "get-future-thing" (func $future))
+  (core func $lowered (canon lower (func $future)))
+  (core module $m
+    (import "host" "future" (func $future))
+    (func (export "run") (result i32) (call $future) (i32.const 0)))
+  (core instance $host (export "future" (func $lowered)))
+  (core instance $i (instantiate $m (with "host" (instance $host))))
+  (type $result (result))
+  (func $run (result $result) (canon lift (core func $i "run")))
+  (instance $runner (export "run" (func $run)))
+  (export "wasi:cli/run@0.2.0" (instance $runner)))
+`),
+  );
+}

@@ -5,8 +5,9 @@
  * guarantees hold for components as for modules — the header tells them apart, the SHA-256 is
  * checked on every call (a component changed after a good copy ran is refused), a spinning
  * component is killed at its timeout and the pool keeps working, the memory cap applies to
- * every core module, stdout is bounded, no file can be opened, and an import outside the
- * WASI 0.2 subset (sockets) is refused before anything runs.
+ * every core module, stdout is bounded, no file can be opened, an import outside the WASI 0.2
+ * subset (sockets) is refused before anything runs, and a call to an unimplemented member of a
+ * provided interface is refused when it is made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +26,7 @@ import {
 } from '../support/wasmGuests.js';
 import {
   commandComponent,
+  futureImportComponent,
   OPEN_FILE_WAT,
   socketComponent,
   typedComponent,
@@ -37,6 +39,7 @@ let components: Record<(typeof AS_COMPONENTS)[number], Guest>;
 let openFile: { module: Guest; component: Guest };
 let typed: Guest;
 let socket: Guest;
+let future: Guest;
 const binaries = new Map<string, Uint8Array>();
 const runners: WasmRunner[] = [];
 let runner: WasmRunner;
@@ -52,6 +55,7 @@ beforeAll(async () => {
   openFile = { module: openModule, component: await commandComponent(openModule) };
   typed = await typedComponent();
   socket = await socketComponent();
+  future = await futureImportComponent();
   for (const guest of [
     ...Object.values(modules),
     ...Object.values(components),
@@ -59,6 +63,7 @@ beforeAll(async () => {
     openFile.component,
     typed,
     socket,
+    future,
   ])
     binaries.set(guest.hash, guest.bytes);
   runner = createWasmRunner({ source: mapWasmSource(binaries), maxThreads: 2, memoryLimitMb: 4 });
@@ -155,6 +160,15 @@ describe('WebAssembly components', () => {
     await expect(checkWasmBinary(socket.bytes)).rejects.toMatchObject({
       code: 'WASM_LINK_FAILED',
     });
+  });
+
+  it('refuses a call to a member of a provided interface that the sandbox does not implement', async () => {
+    const error = failed(await run(future));
+    expect(error).toMatchObject({
+      code: 'WASM_IMPORT_REFUSED',
+      details: { import: 'wasi:cli/environment.getFutureThing' },
+    });
+    expect((await run(components.echo, { after: 'refusal' })).ok).toBe(true);
   });
 
   it('checks the SHA-256 on every call: changed bytes are refused after a good copy ran', async () => {
