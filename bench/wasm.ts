@@ -15,9 +15,11 @@
  * adapter (`jco new guest.wasm --wasi-command`), measured warm in the same run with the same
  * runner (`metrics.component_*`), against the module's warm call
  * (`ratios.component_vs_module_warm_p50`); `component_first_call_ms` is its first call
- * (transpile, compile, run). Skipped, with a note, when jco is not installed.
+ * (transpile, compile, run). `typed_component_*` is the typed `execute` component of
+ * examples/components (a different guest: it wraps its input and makes no WASI call). Skipped,
+ * with a note, when jco is not installed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +31,7 @@ import {
   ensureEdgeSchema,
   mapWasmSource,
   openStore,
+  sha256Hex,
   type WasmRunner,
 } from '../runtime/index.js';
 import {
@@ -204,8 +207,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       component_warm_p99_ms: null,
       component_first_call_ms: null,
       component_bytes: null,
+      typed_component_warm_p50_ms: null,
+      typed_component_warm_p99_ms: null,
     };
     let componentRatio: number | null = null;
+    let typedRatio: number | null = null;
 
     const component = await wasiCommandComponent(warmGuest.bytes);
     if (component) {
@@ -237,6 +243,18 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       metrics.component_module_warm_p99_ms = moduleWarm.p99;
       metrics.component_bytes = component.bytes.length;
       componentRatio = moduleWarm.p50 > 0 ? round(componentWarm.p50 / moduleWarm.p50) : null;
+
+      progress('wasm: the typed component of examples/components (no WASI calls)');
+      const typed = new Uint8Array(
+        readFileSync(new URL('../examples/components/typed.component.wasm', import.meta.url)),
+      );
+      const typedHash = sha256Hex(typed);
+      binaries.set(typedHash, typed);
+      await Promise.all(Array.from({ length: 8 }, () => checked(runner, typedHash, INPUT)));
+      const typedWarm = summarize(await timed(warmCount, () => checked(runner, typedHash, INPUT)));
+      metrics.typed_component_warm_p50_ms = typedWarm.p50;
+      metrics.typed_component_warm_p99_ms = typedWarm.p99;
+      typedRatio = warm.p50 > 0 ? round(typedWarm.p50 / warm.p50) : null;
       notes.push(
         `component: ${component.bytes.length} bytes (the ${warmGuest.bytes.length}-byte module + jco's preview1 adapter); module and component calls interleaved`,
       );
@@ -297,6 +315,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         calls_vs_js: jsRate > 0 ? round(wasmRate / jsRate) : null,
         cold_vs_warm_p50: warm.p50 > 0 ? round(cold.p50 / warm.p50) : null,
         component_vs_module_warm_p50: componentRatio,
+        typed_component_vs_module_warm_p50: typedRatio,
       },
       notes,
     };
