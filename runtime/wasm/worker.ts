@@ -16,6 +16,11 @@
  * would be. The hash is verified on every call before the cache is consulted, so a tampered
  * binary never runs even when a good copy was compiled earlier.
  *
+ * Components (told apart on the engine's thread, which sends their transpilation along) take
+ * the same path up to the hash check, then run through jco's code (componentWorker.ts): the
+ * same stdio buffers and limits, a fresh instance per call, its outcomes mapped to the same
+ * codes plus WASM_GUEST_ERROR and WASM_IMPORT_REFUSED.
+ *
  * Imports stay narrow (no barrels) because every thread loads them at start-up.
  */
 import { openSync } from 'node:fs';
@@ -178,6 +183,12 @@ interface Compiled {
 }
 
 const MAX_CACHED_MODULES = 64;
+/** Memories larger than this (bytes) are not kept for the next call: zero-filling would cost more. */
+const MAX_SPARE_MEMORY_BYTES = 16 * 2 ** 20;
+const modules = new Map<string, Compiled>();
+const components = new Map<string, ReturnType<typeof loadComponent>>();
+let compiles = 0;
+
 /** The thread's compiled copy of component `task`, compiling it on first use. */
 function compileComponent(task: WasmTask, artifacts: ComponentArtifacts) {
   const key = `${task.hash}:${task.maxMemoryPages}`;
@@ -193,12 +204,6 @@ function compileComponent(task: WasmTask, artifacts: ComponentArtifacts) {
   components.set(key, loaded);
   return { loaded, compiled: true };
 }
-
-/** Memories larger than this (bytes) are not kept for the next call: zero-filling would cost more. */
-const MAX_SPARE_MEMORY_BYTES = 16 * 2 ** 20;
-const modules = new Map<string, Compiled>();
-const components = new Map<string, ReturnType<typeof loadComponent>>();
-let compiles = 0;
 
 const STDERR_SHOWN = 4096;
 const decoder = new TextDecoder('utf-8', { fatal: true });
