@@ -10,8 +10,16 @@
  *
  * The guest (WebAssembly text) reads the JSON input on stdin, sums its decimal digits and
  * prints `{"fraud_score": sum % 101}`; the JS function does the same on the same JSON text.
+ *
+ * Components: the same guest turned into a `wasi:cli/run` component with jco's preview1
+ * adapter (`jco new guest.wasm --wasi-command`), measured warm in the same run with the same
+ * runner (`metrics.component_*`), against the module's warm call
+ * (`ratios.component_vs_module_warm_p50`); `component_first_call_ms` is its first call
+ * (transpile, compile, run). `typed_component_*` is the typed `execute` component of
+ * examples/components (a different guest: it wraps its input and makes no WASI call). Skipped,
+ * with a note, when jco is not installed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +31,7 @@ import {
   ensureEdgeSchema,
   mapWasmSource,
   openStore,
+  sha256Hex,
   type WasmRunner,
 } from '../runtime/index.js';
 import {
@@ -33,6 +42,7 @@ import {
 } from '../test/support/wasmGuests.js';
 import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
 import { score } from './wasm/jsWorker.mjs';
+import { wasiCommandComponent } from './wasm/component.js';
 
 const THREADS = 2;
 const IN_FLIGHT = 4;
@@ -193,11 +203,71 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       c_warm_p99_ms: null,
       c_cold_ms: null,
       sqlite_warm_p50_ms: null,
+      component_warm_p50_ms: null,
+      component_warm_p99_ms: null,
+      component_first_call_ms: null,
+      component_bytes: null,
+      typed_component_warm_p50_ms: null,
+      typed_component_warm_p99_ms: null,
     };
+    let componentRatio: number | null = null;
+    let typedRatio: number | null = null;
 
-    if (clangAvailable) {
+    const component = await wasiCommandComponent(warmGuest.bytes);
+    if (component) {
+      progress(`wasm: ${warmCount} warm calls of the same guest as a wasi:cli/run component`);
+      binaries.set(component.hash, component.bytes);
+      const t0 = performance.now();
+      const firstOutput = await checked(runner, component.hash, INPUT);
+      metrics.component_first_call_ms = round(performance.now() - t0);
+      if (JSON.stringify(firstOutput) !== JSON.stringify(expected))
+        throw new Error(`component and module disagree: ${JSON.stringify(firstOutput)}`);
+      await Promise.all(Array.from({ length: 8 }, () => checked(runner, component.hash, INPUT)));
+      await timed(100, () => checked(runner, component.hash, INPUT));
+      // interleaved with module calls, so both see the same machine
+      const moduleSamples: number[] = [];
+      const componentSamples: number[] = [];
+      for (let i = 0; i < warmCount; i++) {
+        let t = performance.now();
+        await checked(runner, warmGuest.hash, INPUT);
+        moduleSamples.push(performance.now() - t);
+        t = performance.now();
+        await checked(runner, component.hash, INPUT);
+        componentSamples.push(performance.now() - t);
+      }
+      const moduleWarm = summarize(moduleSamples);
+      const componentWarm = summarize(componentSamples);
+      metrics.component_warm_p50_ms = componentWarm.p50;
+      metrics.component_warm_p99_ms = componentWarm.p99;
+      metrics.component_module_warm_p50_ms = moduleWarm.p50;
+      metrics.component_module_warm_p99_ms = moduleWarm.p99;
+      metrics.component_bytes = component.bytes.length;
+      componentRatio = moduleWarm.p50 > 0 ? round(componentWarm.p50 / moduleWarm.p50) : null;
+
+      progress('wasm: the typed component of examples/components (no WASI calls)');
+      const typed = new Uint8Array(
+        readFileSync(new URL('../examples/components/typed.component.wasm', import.meta.url)),
+      );
+      const typedHash = sha256Hex(typed);
+      binaries.set(typedHash, typed);
+      await Promise.all(Array.from({ length: 8 }, () => checked(runner, typedHash, INPUT)));
+      const typedWarm = summarize(await timed(warmCount, () => checked(runner, typedHash, INPUT)));
+      metrics.typed_component_warm_p50_ms = typedWarm.p50;
+      metrics.typed_component_warm_p99_ms = typedWarm.p99;
+      typedRatio = warm.p50 > 0 ? round(typedWarm.p50 / warm.p50) : null;
+      notes.push(
+        `component: ${component.bytes.length} bytes (the ${warmGuest.bytes.length}-byte module + jco's preview1 adapter); module and component calls interleaved`,
+      );
+    } else notes.push('@bytecodealliance/jco not installed: components were not measured');
+
+    let scorer: ReturnType<typeof compileC> | undefined;
+    try {
+      scorer = clangAvailable ? compileC(FRAUD_SCORER_C) : undefined;
+    } catch (error) {
+      notes.push(`clang failed to build the C guest: ${String(error).split('\n')[0]}`);
+    }
+    if (scorer) {
       progress('wasm: C fraud scorer (clang + wasi-libc)');
-      const scorer = compileC(FRAUD_SCORER_C);
       binaries.set(scorer.hash, scorer.bytes);
       const t0 = performance.now();
       await checked(runner, scorer.hash, INPUT);
@@ -207,7 +277,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       metrics.c_warm_p50_ms = c.p50;
       metrics.c_warm_p99_ms = c.p99;
       notes.push(`C guest: ${scorer.bytes.length} bytes (clang -O2, wasi-libc)`);
-    } else notes.push('clang not installed: the C guest was not measured');
+    } else if (!clangAvailable) notes.push('clang not installed: the C guest was not measured');
 
     progress('wasm: warm calls reading the binary from SQLite device_wasm_cache');
     const dir = mkdtempSync(join(tmpdir(), 'saffron-bench-wasm-'));
@@ -244,6 +314,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         warm_vs_js_p50: js.p50 > 0 ? round(warm.p50 / js.p50) : null,
         calls_vs_js: jsRate > 0 ? round(wasmRate / jsRate) : null,
         cold_vs_warm_p50: warm.p50 > 0 ? round(cold.p50 / warm.p50) : null,
+        component_vs_module_warm_p50: componentRatio,
+        typed_component_vs_module_warm_p50: typedRatio,
       },
       notes,
     };

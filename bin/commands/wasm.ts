@@ -6,13 +6,15 @@
  * only hash, bytes and last use — the name and version are checked, not stored), on
  * PostgreSQL and PGlite a file under WASM_STORAGE_DIR (default ./wasm_storage) plus its
  * `wasm_components` row. The hash is printed alone on stdout, so scripts can capture it.
+ * A binary is a WASI preview1 core module or a WebAssembly component (WASI 0.2, transpiled
+ * and checked when it is added; docs/guides/wasm-components.md).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   cacheWasmBinary,
-  checkWasmModule,
+  checkWasmBinary,
   isSemver,
   listCachedWasm,
   listWasmComponents,
@@ -77,7 +79,8 @@ function schemaOption(value: string | undefined, io: CliIo): string | undefined 
 
 async function add(file: string, options: AddOptions, io: CliIo): Promise<void> {
   const bytes = readBinary(file, io);
-  checkWasmModule(bytes); // before opening (and perhaps creating) the database
+  // before opening (and perhaps creating) the database; a component is transpiled here
+  const kind = await checkWasmBinary(bytes);
   if (!isSemver(options.versionTag))
     throw new WasmError(
       'WASM_VERSION_INVALID',
@@ -116,6 +119,7 @@ async function add(file: string, options: AddOptions, io: CliIo): Promise<void> 
       hash: result.hash,
       created: result.created,
       stored_in: result.storedIn,
+      kind,
       size_bytes: bytes.length,
       ...(result.path === undefined ? {} : { blob_storage_path: result.path }),
       ...('name' in result ? { name: result.name, version_tag: result.versionTag } : {}),
@@ -123,7 +127,7 @@ async function add(file: string, options: AddOptions, io: CliIo): Promise<void> 
     return;
   }
   io.stdout.write(`${result.hash}\n`);
-  const what = `${options.name} ${options.versionTag}, ${bytes.length} bytes`;
+  const what = `${options.name} ${options.versionTag}, ${kind}, ${bytes.length} bytes`;
   if (!result.created)
     io.stderr.write(`saffron: already present in ${result.storedIn} (${result.hash})\n`);
   else if (result.path !== undefined)

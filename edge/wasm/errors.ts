@@ -15,6 +15,7 @@ export const WASM_CACHE_ERROR_CODES = [
   'WASM_DOWNLOAD_TOO_LARGE',
   'WASM_HASH_MISMATCH',
   'WASM_INVALID_MODULE',
+  'WASM_COMPONENT_REFUSED',
   'WASM_CACHE_STOPPED',
 ] as const;
 /** One of {@link WASM_CACHE_ERROR_CODES}. */
@@ -28,7 +29,9 @@ export type WasmCacheErrorCode = (typeof WASM_CACHE_ERROR_CODES)[number];
  * - `WASM_DOWNLOAD_FAILED`: network error or another HTTP error; retryable.
  * - `WASM_DOWNLOAD_TOO_LARGE`: the binary is over the size limit.
  * - `WASM_HASH_MISMATCH`: the bytes received do not hash to the address; nothing stored.
- * - `WASM_INVALID_MODULE`: the bytes hash right but are not a WebAssembly module.
+ * - `WASM_INVALID_MODULE`: the bytes hash right but are not a WebAssembly module or component.
+ * - `WASM_COMPONENT_REFUSED`: a component the sandbox will not run: it imports more than the
+ *   WASI 0.2 subset Saffron provides (sockets, HTTP…) or exports nothing callable.
  * - `WASM_CACHE_STOPPED`: the cache was stopped while the download ran.
  */
 export class WasmCacheError extends SaffronError {

@@ -3,8 +3,10 @@
  * from the cloud registry by hash.
  *
  * - `ensure(hash)` does nothing when the hash is cached; otherwise it downloads the binary,
- *   verifies its SHA-256 and that it is a WebAssembly module, and only then stores it — a
- *   bad download leaves no row behind. Two callers ensuring the same hash share one
+ *   verifies its SHA-256 and that it is a WebAssembly module or component, and only then
+ *   stores it — a bad download leaves no row behind. A component is transpiled at that moment
+ *   (runtime/wasm/transpile.ts), so its first call on the device does not wait for jco, and
+ *   one the sandbox would refuse to run is refused here already. Two callers ensuring the same hash share one
  *   download.
  * - `prefetch(hashes)` ensures a list in the background, one download at a time (a terminal
  *   on a thin uplink should not open a dozen transfers), reporting each item's outcome as it
@@ -146,6 +148,14 @@ export function createWasmCache(deps: WasmCacheDeps): WasmCache {
         if (error instanceof WasmError && error.code === 'WASM_INVALID_MODULE')
           throw new WasmCacheError('WASM_INVALID_MODULE', `${hash}: ${error.message}`, {
             cause: error,
+          });
+        if (
+          error instanceof WasmError &&
+          (error.code === 'WASM_LINK_FAILED' || error.code === 'WASM_ENTRYPOINT_MISSING')
+        )
+          throw new WasmCacheError('WASM_COMPONENT_REFUSED', `${hash}: ${error.message}`, {
+            cause: error,
+            ...(error.details ? { details: error.details } : {}),
           });
         throw error;
       }

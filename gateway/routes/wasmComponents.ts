@@ -9,6 +9,11 @@
  * content-addressed (runtime/wasm/registry.ts): the same bytes uploaded again answer 200 with
  * the existing row instead of 201, so a client can retry an upload it is unsure about.
  *
+ * A binary is a WASI preview1 core module or a WebAssembly component (WASI 0.2); a component is
+ * transpiled at upload (runtime/wasm/transpile.ts), so one that imports what the sandbox does
+ * not provide (sockets, HTTP…) or exports nothing callable is refused with 422 then, not at
+ * its first workflow.
+ *
  * A download sends the stored bytes only after hashing them again: a file changed on disk is
  * never served as the binary its row names (the device would reject it anyway, but a
  * tampered store must show up as an error here, not as a device-side mystery).
@@ -109,7 +114,13 @@ const notFound = (hash: string) =>
 function uploadProblem(error: unknown): unknown {
   if (
     error instanceof WasmError &&
-    ['WASM_INVALID_MODULE', 'WASM_METADATA_INVALID', 'WASM_VERSION_INVALID'].includes(error.code)
+    [
+      'WASM_INVALID_MODULE',
+      'WASM_METADATA_INVALID',
+      'WASM_VERSION_INVALID',
+      'WASM_LINK_FAILED',
+      'WASM_ENTRYPOINT_MISSING',
+    ].includes(error.code)
   )
     return new Problem(422, error.code, error.message);
   return error;
@@ -132,7 +143,7 @@ export function registerWasmComponentRoutes(ctx: GatewayContext): void {
       method: 'POST',
       url: '/api/v1/wasm-components',
       summary:
-        'upload a WASM binary (admin): raw application/wasm with metadata in the query, or JSON with binary_base64; 201 new, 200 already registered',
+        'upload a WASM binary (admin): a WASI preview1 module or a WASI 0.2 component, raw application/wasm with metadata in the query, or JSON with binary_base64; 201 new, 200 already registered',
       tags: ['wasm'],
       access: { roles: ['admin'] },
       // parsed by the handler, which also takes raw application/wasm with the rest in the query

@@ -15,9 +15,12 @@ export const WASM_ERROR_CODES = [
   'WASM_HASH_MISMATCH',
   'WASM_INVALID_MODULE',
   'WASM_LINK_FAILED',
+  'WASM_IMPORT_REFUSED',
+  'WASM_TRANSPILE_FAILED',
   'WASM_MEMORY_LIMIT',
   'WASM_ENTRYPOINT_MISSING',
   'WASM_EXIT_NONZERO',
+  'WASM_GUEST_ERROR',
   'WASM_TRAP',
   'WASM_TIMEOUT',
   'WASM_OUTPUT_INVALID',
@@ -42,10 +45,18 @@ export type WasmErrorCode = (typeof WASM_ERROR_CODES)[number];
  * - `WASM_SOURCE_FAILED`: reading the binary failed (database or file error).
  * - `WASM_HASH_MISMATCH`: the bytes read do not hash to the requested SHA-256.
  * - `WASM_INVALID_MODULE`: not a valid module, or no exported `memory`.
- * - `WASM_LINK_FAILED`: the module imports something the sandbox does not provide.
+ * - `WASM_LINK_FAILED`: the module imports something the sandbox does not provide (for a
+ *   component: an interface other than the WASI 0.2 stdio, clocks, random and the empty
+ *   filesystem; `details.refused_imports` lists them).
+ * - `WASM_IMPORT_REFUSED`: a component called a function of a provided interface that the
+ *   sandbox refuses (a newer WASI function, a filesystem operation).
+ * - `WASM_TRANSPILE_FAILED`: a component could not be turned into JavaScript (jco missing or
+ *   failing on bytes that are a valid component).
  * - `WASM_MEMORY_LIMIT`: the module declares more initial memory than the cap.
  * - `WASM_ENTRYPOINT_MISSING`: neither `_start` nor the entrypoint function is exported.
- * - `WASM_EXIT_NONZERO`: the guest exited with a code other than 0 (`details.exit_code`).
+ * - `WASM_EXIT_NONZERO`: the guest exited with a code other than 0 (`details.exit_code`);
+ *   a `wasi:cli/run` component that fails reports 1 (WASI 0.2 exits carry no code).
+ * - `WASM_GUEST_ERROR`: a typed component's function returned `err(message)`.
  * - `WASM_TRAP`: the guest trapped (unreachable, out-of-bounds access, stack overflow…).
  * - `WASM_TIMEOUT`: `timeout_ms` elapsed; the worker thread running it was terminated.
  * - `WASM_OUTPUT_INVALID`: stdout was not one JSON object.

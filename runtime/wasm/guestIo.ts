@@ -133,6 +133,36 @@ export class GuestIo {
     return result;
   }
 
+  /** Up to `max` more bytes of stdin (empty at the end): the WASI 0.2 input stream's read. */
+  readStdin(max: number): Uint8Array {
+    const stdin = this.options.stdin;
+    const n = Math.max(0, Math.min(max, stdin.length - this.stdinAt));
+    const bytes = stdin.slice(this.stdinAt, this.stdinAt + n);
+    this.stdinAt += n;
+    return bytes;
+  }
+
+  /** Whether stdin has been read to its end. */
+  stdinDone(): boolean {
+    return this.stdinAt >= this.options.stdin.length;
+  }
+
+  /**
+   * Append `bytes` to stdout (fd 1) or stderr (fd 2). Stdout throws {@link GuestOutputLimit}
+   * past its limit; stderr keeps its first `maxStderrBytes` and drops the rest.
+   */
+  write(fd: 1 | 2, bytes: Uint8Array): void {
+    if (fd === 1) {
+      if (this.out.size + bytes.length > this.options.maxStdoutBytes)
+        throw new GuestOutputLimit(this.options.maxStdoutBytes);
+      this.out.push(bytes);
+      return;
+    }
+    const room = Math.max(0, this.options.maxStderrBytes - this.err.size);
+    if (bytes.length > room) this.errTruncated = true;
+    if (room > 0) this.err.push(bytes.subarray(0, Math.min(room, bytes.length)));
+  }
+
   fdRead(fd: number, iovsPtr: number, iovsLen: number, nreadPtr: number): number {
     if (fd !== 0 || !this.open.has(fd)) return EBADF;
     const list = this.iovecs(iovsPtr, iovsLen);
@@ -157,16 +187,7 @@ export class GuestIo {
     if (!list || !this.inBounds(nwrittenPtr, 4)) return EFAULT;
     let total = 0;
     for (const [buf, len] of list) {
-      const bytes = new Uint8Array(this.memory!.buffer, buf, len);
-      if (fd === 1) {
-        if (this.out.size + len > this.options.maxStdoutBytes)
-          throw new GuestOutputLimit(this.options.maxStdoutBytes);
-        this.out.push(bytes);
-      } else {
-        const room = Math.max(0, this.options.maxStderrBytes - this.err.size);
-        if (len > room) this.errTruncated = true;
-        if (room > 0) this.err.push(bytes.subarray(0, Math.min(room, len)));
-      }
+      this.write(fd === 1 ? 1 : 2, new Uint8Array(this.memory!.buffer, buf, len));
       total += len;
     }
     this.view().setUint32(nwrittenPtr, total, true);

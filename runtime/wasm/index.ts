@@ -42,3 +42,6 @@ export {
   type RegisteredWasm,
   type WasmRegistration,
 } from './registry.js';
+export { hasComponentHeader, wasmBinaryKind, type WasmBinaryKind } from './kind.js';
+export { checkWasmBinary } from './registry.js';
+export { PROVIDED_INTERFACES } from './transpile.js';

@@ -15,10 +15,12 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { WasmError } from './errors.js';
 import { hashMatches, sha256Hex } from './hash.js';
+import { wasmBinaryKind, type WasmBinaryKind } from './kind.js';
 import { hasWasmHeader } from './memoryLimit.js';
 import { compareSemver, isSemver } from './semver.js';
 import { registryWasmSource } from './source.js';
 import { resolveStoredBlob, wasmBlobPath } from './storageDir.js';
+import { componentArtifacts } from './transpile.js';
 import { ConflictError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import { getWasmComponent } from '../store/wasm/getWasmComponent.js';
@@ -47,6 +49,22 @@ export function checkWasmModule(bytes: Uint8Array): void {
       'WASM_INVALID_MODULE',
       'not a valid WebAssembly module: it has the WebAssembly header but does not validate',
     );
+}
+
+/**
+ * Check that `bytes` are something a WASM step can run: a core module (see
+ * {@link checkWasmModule}) or a component, which is transpiled now — so it is done once, before
+ * the first call needs it — and refused when it is not valid (WASM_INVALID_MODULE), imports
+ * what the sandbox does not provide (WASM_LINK_FAILED) or exports nothing callable
+ * (WASM_ENTRYPOINT_MISSING). Returns which of the two it is.
+ */
+export async function checkWasmBinary(bytes: Uint8Array): Promise<WasmBinaryKind> {
+  if (wasmBinaryKind(bytes) !== 'component') {
+    checkWasmModule(bytes);
+    return 'module';
+  }
+  await componentArtifacts(sha256Hex(bytes), bytes);
+  return 'component';
 }
 
 /** What a caller says about a binary it registers. */
@@ -145,7 +163,8 @@ function cloudOnly(store: Store, what: string): void {
 }
 
 /**
- * Register `bytes` in the cloud registry (PostgreSQL or PGlite): check they are a module,
+ * Register `bytes` in the cloud registry (PostgreSQL or PGlite): check they are a module or
+ * a component (a component is transpiled now, see {@link checkWasmBinary}),
  * store them under `storageDir` named by their hash, and insert the `wasm_components` row.
  * The same bytes registered again return the existing row (and restore its file if it was
  * lost).
@@ -157,7 +176,7 @@ export async function registerWasmComponent(
   options: { storageDir: string },
 ): Promise<RegisteredWasm> {
   cloudOnly(store, 'registering a WASM binary');
-  checkWasmModule(bytes);
+  await checkWasmBinary(bytes);
   checkRegistration(registration);
   const inputSchema = schemaText(registration.inputSchema, 'input_schema');
   const outputSchema = schemaText(registration.outputSchema, 'output_schema');
@@ -234,8 +253,9 @@ export async function readWasmComponentBytes(
 }
 
 /**
- * Put `bytes` into an edge store's `device_wasm_cache` after checking they are a module;
- * returns their hash and whether they were new.
+ * Put `bytes` into an edge store's `device_wasm_cache` after checking they are a module or a
+ * component (transpiled now, so the first call does not wait for it); returns their hash and
+ * whether they were new.
  */
 export async function cacheWasmBinary(
   store: Store,
@@ -247,7 +267,7 @@ export async function cacheWasmBinary(
       'WASM_REGISTRY_UNSUPPORTED',
       'device_wasm_cache exists on edge (SQLite) stores only; register binaries on a cloud store',
     );
-  checkWasmModule(bytes);
+  await checkWasmBinary(bytes);
   const hash = sha256Hex(bytes);
   return { hash, created: await putCachedWasm(store, hash, bytes, now) };
 }

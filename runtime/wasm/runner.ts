@@ -6,7 +6,9 @@
  * Per call, on the engine's thread: read the binary from the {@link WasmBinarySource} (every
  * call: the hash must be checked against what is stored now, not what was stored when a
  * thread first compiled it), then hand bytes, input and limits to a thread, which verifies the
- * SHA-256, compiles or reuses its compiled module, and runs the guest (see `worker.ts`).
+ * SHA-256, compiles or reuses its compiled module, and runs the guest (see `worker.ts`). A
+ * component (told apart by its header, kind.ts) also carries its transpilation, made once per
+ * hash and process (transpile.ts); the thread still verifies the component's own bytes.
  *
  * Timeout. `timeout_ms` bounds the guest's execution, measured from the moment a thread picks
  * the call up, so a call queued behind busy threads or behind a thread still booting is not
@@ -33,7 +35,9 @@ import type { JsonObject } from '../model/json.js';
 import { epochMs } from './clock.js';
 import { WasmError, type WasmErrorCode } from './errors.js';
 import { WASM_PAGE_BYTES } from './memoryLimit.js';
+import { hasComponentHeader } from './kind.js';
 import type { WasmBinarySource } from './source.js';
+import { componentArtifacts, type ComponentArtifacts } from './transpile.js';
 import type { WasmTask, WasmTaskOutcome, WasmThreadStats } from './worker.js';
 
 /** Options of {@link createWasmRunner}. */
@@ -140,9 +144,14 @@ export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
   const maxStdoutBytes = options.maxOutputBytes ?? DEFAULT_WASM_MAX_OUTPUT_BYTES;
   let closing: Promise<void> | undefined;
 
-  async function execute(call: WasmCall, bytes: Uint8Array): Promise<WasmCallResult> {
+  async function execute(
+    call: WasmCall,
+    bytes: Uint8Array,
+    component?: ComponentArtifacts,
+  ): Promise<WasmCallResult> {
     const started = new BigInt64Array(new SharedArrayBuffer(8));
     const task: WasmTask = {
+      ...(component ? { component } : {}),
       hash: call.hash,
       bytes,
       entrypoint: call.entrypoint ?? 'execute',
@@ -219,7 +228,17 @@ export function createWasmRunner(options: WasmRunnerOptions): WasmRunner {
       }
       if (bytes === undefined)
         return failure('WASM_MODULE_NOT_FOUND', 'no binary with this hash is stored here');
-      return execute(call, bytes);
+      if (!hasComponentHeader(bytes)) return execute(call, bytes);
+      let component: ComponentArtifacts;
+      try {
+        component = await componentArtifacts(call.hash, bytes);
+      } catch (cause) {
+        if (cause instanceof WasmError) return { ok: false, error: cause, stderr: '' };
+        return failure('WASM_TRANSPILE_FAILED', `cannot transpile: ${toError(cause).message}`, {
+          cause,
+        });
+      }
+      return execute(call, bytes, component);
     },
     close() {
       // shared threads are their owner's to stop

@@ -16,6 +16,11 @@
  * would be. The hash is verified on every call before the cache is consulted, so a tampered
  * binary never runs even when a good copy was compiled earlier.
  *
+ * Components (told apart on the engine's thread, which sends their transpilation along) take
+ * the same path up to the hash check, then run through jco's code (componentWorker.ts): the
+ * same stdio buffers and limits, a fresh instance per call, its outcomes mapped to the same
+ * codes plus WASM_GUEST_ERROR and WASM_IMPORT_REFUSED.
+ *
  * Imports stay narrow (no barrels) because every thread loads them at start-up.
  */
 import { openSync } from 'node:fs';
@@ -28,6 +33,8 @@ import { GuestExit, GuestIo, GuestOutputLimit, guestImports } from './guestIo.js
 import { hashMatches, sha256Hex } from './hash.js';
 import { HOST_MEMORY_IMPORT, hostMemory, type HostedMemory } from './hostMemory.js';
 import { capMemory, WASM_PAGE_BYTES } from './memoryLimit.js';
+import { callComponent, loadComponent, type ComponentOutcome } from './componentWorker.js';
+import type { ComponentArtifacts } from './transpile.js';
 
 /** One guest execution sent to a thread. Only structured-cloneable data. */
 export interface WasmTask {
@@ -44,6 +51,11 @@ export interface WasmTask {
    * (clock.ts): the timeout runs from there. Zero until then.
    */
   started: BigInt64Array;
+  /**
+   * Set when `bytes` are a component: jco's transpilation of them (transpile.ts), shared
+   * memory that is not copied per call. `bytes` are still what the hash is checked against.
+   */
+  component?: ComponentArtifacts;
 }
 
 /** Per-thread diagnostics returned with every outcome. */
@@ -174,7 +186,24 @@ const MAX_CACHED_MODULES = 64;
 /** Memories larger than this (bytes) are not kept for the next call: zero-filling would cost more. */
 const MAX_SPARE_MEMORY_BYTES = 16 * 2 ** 20;
 const modules = new Map<string, Compiled>();
+const components = new Map<string, ReturnType<typeof loadComponent>>();
 let compiles = 0;
+
+/** The thread's compiled copy of component `task`, compiling it on first use. */
+function compileComponent(task: WasmTask, artifacts: ComponentArtifacts) {
+  const key = `${task.hash}:${task.maxMemoryPages}`;
+  const cached = components.get(key);
+  if (cached) {
+    components.delete(key);
+    components.set(key, cached);
+    return { loaded: cached, compiled: false };
+  }
+  const loaded = loadComponent(artifacts, task.maxMemoryPages);
+  compiles++;
+  if (components.size >= MAX_CACHED_MODULES) components.delete(components.keys().next().value!);
+  components.set(key, loaded);
+  return { loaded, compiled: true };
+}
 
 const STDERR_SHOWN = 4096;
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -336,6 +365,67 @@ function parseOutput(bytes: Uint8Array): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** Run a component call; returns its output object. Throws a Failure for the rest. */
+function runComponent(
+  task: WasmTask,
+  artifacts: ComponentArtifacts,
+  io: GuestIo,
+  setCompiled: (compiled: boolean) => void,
+): Record<string, unknown> {
+  let loaded: ReturnType<typeof loadComponent>;
+  try {
+    const result = compileComponent(task, artifacts);
+    loaded = result.loaded;
+    setCompiled(result.compiled);
+  } catch (error) {
+    if (error instanceof WasmError) throw new Failure(error.code, error.message, error.details);
+    throw new Failure('WASM_INVALID_MODULE', `cannot compile the component: ${describe(error)}`);
+  }
+  let outcome: ComponentOutcome;
+  try {
+    outcome = callComponent(loaded, artifacts.entry, task.entrypoint, task.stdin, io);
+  } catch (error) {
+    if (error instanceof RangeError && /memory/i.test(error.message))
+      throw new Failure(
+        'WASM_MEMORY_LIMIT',
+        `cannot allocate the component's memory: ${describe(error)}`,
+      );
+    throw error;
+  }
+  switch (outcome.kind) {
+    case 'exit':
+      if (outcome.code !== 0)
+        throw new Failure('WASM_EXIT_NONZERO', `exit code ${outcome.code}`, {
+          exit_code: outcome.code,
+        });
+      return parseOutput(io.stdout());
+    case 'returned': {
+      const bytes = encoder.encode(outcome.text);
+      if (bytes.length > task.maxStdoutBytes) throw new GuestOutputLimit(task.maxStdoutBytes);
+      return parseOutput(bytes);
+    }
+    case 'guest-error':
+      throw new Failure('WASM_GUEST_ERROR', `the component returned an error: ${outcome.message}`, {
+        guest_error: outcome.message,
+      });
+    case 'refused':
+      throw new Failure(
+        'WASM_IMPORT_REFUSED',
+        `the component called ${outcome.member}, which the sandbox refuses (no filesystem, sockets or other host access)`,
+        { import: outcome.member },
+      );
+    case 'no-entrypoint':
+      throw new Failure(
+        'WASM_ENTRYPOINT_MISSING',
+        `the component exports no function named '${task.entrypoint}' (it exports: ${outcome.exported.join(', ') || 'none'})`,
+      );
+    default: {
+      const never: never = outcome;
+      throw new Error(`unexpected outcome ${JSON.stringify(never)}`);
+    }
+  }
+}
+
 /** piscina's task handler. Never throws for what the guest does. */
 export default function runWasmTask(task: WasmTask): WasmTaskOutcome {
   Atomics.store(task.started, 0, BigInt(Math.round(epochMs() * 1000)));
@@ -358,6 +448,10 @@ export default function runWasmTask(task: WasmTask): WasmTaskOutcome {
         `the stored binary hashes to ${actual}, not to the requested hash: refusing to run it`,
         { actual_hash: actual },
       );
+    }
+    if (task.component) {
+      const value = runComponent(task, task.component, io, (c) => (compiled = c));
+      return { kind: 'output', value, stderr: stderr(), thread: thread() };
     }
     let entry: Compiled;
     try {

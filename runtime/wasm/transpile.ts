@@ -1,0 +1,290 @@
+/**
+ * WebAssembly components (Component Model, WASI 0.2) turned into something a worker thread
+ * can run: jco's transpiled JavaScript in *sync instantiation* mode plus the component's core
+ * modules. In that mode the generated code imports nothing — not the unrestricted
+ * `@bytecodealliance/preview2-shim`, which jco otherwise maps every `wasi:*` import to — and
+ * takes every import as an argument of `instantiate(getCoreModule, imports)`. The worker
+ * passes its own minimal WASI 0.2 implementation (componentHost.ts), so an import map is not
+ * needed: whatever the component imports beyond {@link PROVIDED_INTERFACES} is refused here,
+ * before anything runs, with WASM_LINK_FAILED naming it.
+ *
+ * Where the result lives. Transpiling costs hundreds of milliseconds, so it happens once per
+ * hash and process: at registration (cloud) or when the edge caches the binary, else at the
+ * first call. The result is kept in memory, not on disk: the JavaScript runs with the worker
+ * thread's privileges, and a file next to the binary would be a second thing that could be
+ * changed after the fact, outside the SHA-256 that guards the binary (the edge keeps its
+ * binaries in SQLite, where there is no "next to" either). The cache is keyed by the hash of
+ * bytes that were verified just before transpiling, so an entry can never go stale: it is a
+ * memo of a pure function, shared by every runner of the process — the many edge agents of
+ * one process included — and bounded (least recently used first out). The artifacts are
+ * copied once into SharedArrayBuffers, so handing them to a thread on every call copies
+ * nothing.
+ *
+ * jco is loaded on first use only: a process that never sees a component never loads it.
+ */
+import { toError } from '../errors.js';
+import { WasmError } from './errors.js';
+import { hashMatches, sha256Hex } from './hash.js';
+
+/**
+ * WASI 0.2 interfaces the sandbox implements (componentHost.ts), without versions — the keys
+ * of jco's instantiation imports. Filesystem interfaces are present so that preview1 guests
+ * adapted with `jco new` link (the adapter imports them); there are no preopened directories,
+ * so no file can ever be opened. Sockets, HTTP and everything else are absent.
+ */
+export const PROVIDED_INTERFACES = [
+  'wasi:cli/environment',
+  'wasi:cli/exit',
+  'wasi:cli/stdin',
+  'wasi:cli/stdout',
+  'wasi:cli/stderr',
+  'wasi:cli/terminal-input',
+  'wasi:cli/terminal-output',
+  'wasi:cli/terminal-stdin',
+  'wasi:cli/terminal-stdout',
+  'wasi:cli/terminal-stderr',
+  'wasi:clocks/monotonic-clock',
+  'wasi:clocks/wall-clock',
+  'wasi:filesystem/preopens',
+  'wasi:filesystem/types',
+  'wasi:io/error',
+  'wasi:io/poll',
+  'wasi:io/streams',
+  'wasi:random/random',
+  'wasi:random/insecure',
+  'wasi:random/insecure-seed',
+] as const;
+const PROVIDED: ReadonlySet<string> = new Set(PROVIDED_INTERFACES);
+
+/** How a component is called. */
+export type ComponentEntry =
+  /** It exports `wasi:cli/run`: stdin/stdout like a preview1 command. */
+  | { kind: 'command'; exportName: string }
+  /** It exports functions taking the JSON input text (see docs/guides/wasm-components.md). */
+  | { kind: 'functions'; names: string[] };
+
+/** A transpiled component as a thread receives it. Only structured-cloneable data. */
+export interface ComponentArtifacts {
+  /**
+   * Body of a function of the global object (parameter {@link REAL_GLOBAL_PARAMETER})
+   * returning jco's `instantiate`, UTF-8 in a SharedArrayBuffer.
+   */
+  source: Uint8Array;
+  /** The core modules, by the name the generated code asks `getCoreModule` for. */
+  cores: { name: string; bytes: Uint8Array }[];
+  entry: ComponentEntry;
+}
+
+interface Jco {
+  transpileBytes: (
+    component: Uint8Array,
+    options: Record<string, unknown>,
+  ) => Promise<{
+    files: Record<string, Uint8Array>;
+    imports: string[];
+    exports: [string, string][];
+  }>;
+  componentWit: (component: Uint8Array) => Promise<string>;
+}
+
+let jco: Promise<Jco> | undefined;
+
+function loadJco(): Promise<Jco> {
+  jco ??= Promise.all([
+    import('@bytecodealliance/jco-transpile'),
+    import('@bytecodealliance/jco-transpile/wasm-tools'),
+  ]).then(
+    ([transpiler, tools]) => ({
+      transpileBytes: (transpiler as unknown as Jco).transpileBytes,
+      componentWit: (tools as unknown as Jco).componentWit,
+    }),
+    (error: unknown) => {
+      jco = undefined;
+      throw new WasmError(
+        'WASM_TRANSPILE_FAILED',
+        `running WebAssembly components needs @bytecodealliance/jco-transpile: ${toError(error).message}`,
+        { cause: error },
+      );
+    },
+  );
+  return jco;
+}
+
+/**
+ * Every import of the component's world (its WIT, as wasm-tools prints it) — all of them, not
+ * only those its code ends up calling, which is all that jco reports.
+ */
+function worldImports(wit: string): string[] {
+  return [...wit.matchAll(/^\s*import\s+([^\s;]+?)\s*(?:;|:\s)/gm)].map((m) => m[1]!);
+}
+
+/** Whether the sandbox provides `name` (`wasi:cli/stdin@0.2.3`): listed, and of WASI 0.2. */
+function provided(name: string): boolean {
+  const at = name.lastIndexOf('@');
+  const version = at < 0 ? undefined : name.slice(at + 1);
+  return PROVIDED.has(unversioned(name)) && (version === undefined || version.startsWith('0.2.'));
+}
+
+const shared = (bytes: Uint8Array): Uint8Array => {
+  const copy = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  copy.set(bytes);
+  return copy;
+};
+
+const unversioned = (name: string) => name.replace(/@[^/@]*$/, '');
+
+/** The call shape of a component, from the exports jco reports. */
+function entryOf(exports: [string, string][]): ComponentEntry {
+  const run = exports.find(
+    ([name, kind]) => kind === 'instance' && /^wasi:cli\/run@0\.2\./.test(name),
+  );
+  if (run) return { kind: 'command', exportName: run[0] };
+  const names = exports.filter(([, kind]) => kind === 'function').map(([name]) => name);
+  if (names.length > 0) return { kind: 'functions', names };
+  throw new WasmError(
+    'WASM_ENTRYPOINT_MISSING',
+    'the component exports neither wasi:cli/run@0.2 nor a function (e.g. execute: func(input: string) -> result<string, string>)',
+  );
+}
+
+const HEADER =
+  /^export function instantiate\(getCoreModule, imports, instantiateCore = [^\n]*\{\n/m;
+
+/**
+ * jco's module text as the body of a function that returns `instantiate`.
+ *
+ * jco (1.35) emits its whole runtime — thousands of lines of classes and helpers for the
+ * component model's task and resource bookkeeping — inside `instantiate`, so every call would
+ * create all of it again: about 5 ms, thirty times a preview1 instantiation. That runtime is
+ * the indented part before the first top-level line (`const module0 = getCoreModule(…)`) and
+ * reads none of `instantiate`'s parameters, so it is moved in front of it: evaluated once
+ * when a thread loads the component, while the core instances, the imports and the trampolines
+ * stay per call. Its bookkeeping then outlives a call; the worker evaluates it afresh after
+ * any call that did not return cleanly (componentWorker.ts). Output of another shape runs
+ * unchanged, only slower.
+ */
+/**
+ * The scope jco's code runs in, given as the names it reads from the global scope:
+ * - Where the engine has no JSPI (Node 20), it calls `WebAssembly.promising` in a try/catch
+ *   and keeps the function as it is. The TypeError's message names the call site, for which
+ *   V8 re-parses the whole enclosing function — milliseconds, on every call. The same
+ *   fallback, given up front, spares the throw; an engine with JSPI keeps its own.
+ * - Its debug log reads `globalThis.process.env.JCO_DEBUG` on each of its many calls per
+ *   host call; here `process` is absent from its `globalThis`, so the log is off at no cost
+ *   (and a guest's run never depends on the host's environment).
+ * Every other global reads through to the real one. The function's parameter is the real
+ * global object.
+ */
+const SCOPE = [
+  'const WebAssembly = Object.create(realGlobal.WebAssembly, { promising: { value: realGlobal.WebAssembly.promising ?? ((fn) => fn) } });',
+  'const globalThis = Object.create(realGlobal, { process: { value: undefined }, WebAssembly: { value: WebAssembly } });',
+].join('\n');
+
+/** The parameter name of the real global object in {@link ComponentArtifacts.source}. */
+export const REAL_GLOBAL_PARAMETER = 'realGlobal';
+
+function functionBody(js: string): string {
+  const header = HEADER.exec(js);
+  let body: string;
+  if (!header) body = js.replace(/^export function instantiate\(/m, 'function instantiate(');
+  else {
+    const start = header.index + header[0].length;
+    const split = js.slice(start).search(/^\S/m);
+    const prelude = split < 0 ? '' : js.slice(start, start + split);
+    body =
+      split < 0 || /\b(getCoreModule|imports|instantiateCore)\b/.test(prelude)
+        ? js.replace(/^export function instantiate\(/m, 'function instantiate(')
+        : js.slice(0, header.index) +
+          prelude +
+          header[0].replace(/^export /, '') +
+          js.slice(start + split);
+  }
+  body = body.replace(/^export const _util\b/m, 'const _util');
+  if (/^\s*(export|import)\s/m.test(body) || !body.includes('function instantiate('))
+    throw new WasmError(
+      'WASM_TRANSPILE_FAILED',
+      'the transpiled component has a shape this runtime does not know (jco version?)',
+    );
+  return `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
+}
+
+/**
+ * Transpile `bytes` (a component) with jco in sync instantiation mode and check its imports
+ * and exports. Throws WASM_INVALID_MODULE (not a valid component), WASM_LINK_FAILED (it
+ * imports what the sandbox does not provide), WASM_ENTRYPOINT_MISSING or
+ * WASM_TRANSPILE_FAILED.
+ */
+export async function transpileComponent(bytes: Uint8Array): Promise<ComponentArtifacts> {
+  const { transpileBytes, componentWit } = await loadJco();
+  let result: Awaited<ReturnType<Jco['transpileBytes']>>;
+  let wit: string;
+  try {
+    wit = await componentWit(bytes);
+    result = await transpileBytes(bytes, {
+      name: 'component',
+      instantiation: 'sync',
+      base64Cutoff: 0,
+      noComponentErrorWrapping: false,
+      emitTypescriptDeclarations: false,
+      quiet: true,
+    });
+  } catch (error) {
+    throw new WasmError(
+      'WASM_INVALID_MODULE',
+      `not a valid WebAssembly component: ${toError(error).message}`,
+      { cause: error },
+    );
+  }
+  const refused = [...new Set([...worldImports(wit), ...result.imports])].filter(
+    (name) => !provided(name),
+  );
+  if (refused.length > 0)
+    throw new WasmError(
+      'WASM_LINK_FAILED',
+      `the component imports ${refused.join(', ')}, which the sandbox does not provide (it provides WASI 0.2 stdio, clocks, random and an empty filesystem; no sockets, no HTTP, no environment)`,
+      { details: { refused_imports: refused } },
+    );
+  const entry = entryOf(result.exports);
+  const js = result.files['component.js'];
+  if (!js) throw new WasmError('WASM_TRANSPILE_FAILED', 'jco produced no component.js');
+  const cores = Object.entries(result.files)
+    .filter(([name]) => name.endsWith('.wasm'))
+    .map(([name, core]) => ({ name, bytes: shared(core) }));
+  const source = shared(Buffer.from(functionBody(Buffer.from(js).toString('utf8')), 'utf8'));
+  return { source, cores, entry };
+}
+
+/** Most transpiled components kept in memory by one process. */
+const MAX_TRANSPILED = 64;
+const transpiled = new Map<string, Promise<ComponentArtifacts>>();
+
+/**
+ * The artifacts of component `hash`, transpiled from `bytes` on the first request of this
+ * process and kept (see the module comment). `bytes` are verified against `hash` before they
+ * are transpiled; a mismatch is WASM_HASH_MISMATCH. A failed transpilation is not kept.
+ */
+export function componentArtifacts(hash: string, bytes: Uint8Array): Promise<ComponentArtifacts> {
+  const cached = transpiled.get(hash);
+  if (cached) {
+    transpiled.delete(hash); // re-insert: least recently used first
+    transpiled.set(hash, cached);
+    return cached;
+  }
+  if (!hashMatches(bytes, hash)) {
+    const actual = sha256Hex(bytes);
+    return Promise.reject(
+      new WasmError(
+        'WASM_HASH_MISMATCH',
+        `the stored binary hashes to ${actual}, not to the requested hash: refusing to run it`,
+        { details: { actual_hash: actual } },
+      ),
+    );
+  }
+  const started = transpileComponent(bytes);
+  transpiled.set(hash, started);
+  if (transpiled.size > MAX_TRANSPILED) transpiled.delete(transpiled.keys().next().value!);
+  started.catch(() => {
+    if (transpiled.get(hash) === started) transpiled.delete(hash);
+  });
+  return started;
+}
