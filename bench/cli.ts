@@ -121,7 +121,10 @@ async function writeReport(prefix: string, result: BenchResult): Promise<void> {
     ['`validate` (one step)', 'validate', ''],
     ['`run` one step, existing SQLite file', 'run', '≤ 0.8 s'],
     ['`run` one step, new SQLite file', 'run_new_db', ''],
-  ].map(([what, key, goal]) => `| ${what} | ${s(m[`${key}_ms`])} | ${s(m[`tsx_${key}_ms`])} | ${goal} |`);
+  ].map(
+    ([what, key, goal]) =>
+      `| ${what} | ${s(m[`${key}_ms`])} | ${s(m[`tsx_${key}_ms`])} | ${goal} |`,
+  );
   const md = [
     '# CLI start-up: results',
     '',

@@ -130,11 +130,7 @@ export const COMMANDS: readonly CommandModule[] = [
   },
   {
     commands: [
-      stub(
-        'wasm',
-        '',
-        'WebAssembly binaries of WASM steps (device_wasm_cache or wasm_components)',
-      ),
+      stub('wasm', '', 'WebAssembly binaries of WASM steps (device_wasm_cache or wasm_components)'),
     ],
     load: async () => (await import('./commands/wasm.js')).registerWasmCommands,
   },

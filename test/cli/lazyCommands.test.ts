@@ -12,13 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, COMMANDS } from '../../bin/cli.js';
+import type { CliIo } from '../../bin/io.js';
 import { runCli } from '../support/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const silent = {
+const silent: CliIo = {
   stdout: { write: () => true },
   stderr: { write: () => true },
-  stdin: process.stdin,
   env: {},
   cwd: ROOT,
 };
@@ -28,7 +28,7 @@ describe('lazy command registration', () => {
     const help = new Help();
     for (const module of COMMANDS) {
       const program = new Command();
-      (await module.load())(program, silent as never);
+      (await module.load())(program, silent);
       const registered = program.commands.map((c) => {
         const term = help.subcommandTerm(c);
         return {
@@ -43,7 +43,7 @@ describe('lazy command registration', () => {
 
   it('prints the same help whether the command modules are loaded or not', async () => {
     const render = async (load: readonly string[] | 'all') => {
-      const program = await buildProgram(silent as never, load);
+      const program = await buildProgram(silent, load);
       return program.helpInformation();
     };
     expect(await render([])).toBe(await render('all'));

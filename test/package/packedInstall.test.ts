@@ -198,7 +198,15 @@ describe('the packed tarball in a host project', () => {
     const validated = saffron('validate', 'hello.yaml');
     expect(validated.status, explain(validated)).toBe(0);
     expect(validated.stdout).toContain('hello');
-    const run = saffron('run', 'hello.yaml', '--db', 'cli.db', '--data', '{"name":"cli"}', '--json');
+    const run = saffron(
+      'run',
+      'hello.yaml',
+      '--db',
+      'cli.db',
+      '--data',
+      '{"name":"cli"}',
+      '--json',
+    );
     expect(run.status, explain(run)).toBe(0);
     const record = JSON.parse(run.stdout) as { status: string; state: { greeting?: string } };
     expect(record.status).toBe('COMPLETED');
