@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGE = '@saffron-dev/saffron';
 const INSTALL_TIMEOUT_MS = 20 * 60_000;
+// each step starts node processes (npx, tsc) on a machine that may be busy
+const STEP_TIMEOUT_MS = 5 * 60_000;
 const OPTIONAL = [
   'onnxruntime-node',
   '@electric-sql/pglite',
@@ -176,75 +178,105 @@ describe('the packed tarball in a host project', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('installs without the optional packages (ONNX Runtime, PGlite, fastify)', () => {
-    for (const name of OPTIONAL) expect(existsSync(join(host, 'node_modules', name))).toBe(false);
-    const lock = readFileSync(join(host, 'package-lock.json'), 'utf8');
-    expect(lock).not.toContain('node_modules/onnxruntime-node');
-    expect(existsSync(join(host, 'node_modules', PACKAGE, 'dist/index.js'))).toBe(true);
-  });
+  it(
+    'installs without the optional packages (ONNX Runtime, PGlite, fastify)',
+    () => {
+      for (const name of OPTIONAL) expect(existsSync(join(host, 'node_modules', name))).toBe(false);
+      const lock = readFileSync(join(host, 'package-lock.json'), 'utf8');
+      expect(lock).not.toContain('node_modules/onnxruntime-node');
+      expect(existsSync(join(host, 'node_modules', PACKAGE, 'dist/index.js'))).toBe(true);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('runs `saffron --help` and `--version`', () => {
-    const help = saffron('--help');
-    expect(help.status, explain(help)).toBe(0);
-    expect(help.stdout).toMatch(/^ {2}validate \[options\] <files\.\.\.>/m);
-    expect(help.stdout).toMatch(/^ {2}cloud /m);
-    const version = saffron('--version');
-    expect(version.status, explain(version)).toBe(0);
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(version.stdout.trim()).toBe(pkg.version);
-  });
-
-  it('validates a workflow and runs it on SQLite', () => {
-    const validated = saffron('validate', 'hello.yaml');
-    expect(validated.status, explain(validated)).toBe(0);
-    expect(validated.stdout).toContain('hello');
-    const run = saffron(
-      'run',
-      'hello.yaml',
-      '--db',
-      'cli.db',
-      '--data',
-      '{"name":"cli"}',
-      '--json',
-    );
-    expect(run.status, explain(run)).toBe(0);
-    const record = JSON.parse(run.stdout) as { status: string; state: { greeting?: string } };
-    expect(record.status).toBe('COMPLETED');
-    expect(record.state.greeting).toBe('hello cli');
-  });
-
-  it('loads the commands that use wabt and fastify (demo, cloud)', () => {
-    // both modules are imported to register their options; demo compiles WAT with wabt
-    for (const command of ['demo', 'cloud']) {
-      const help = saffron(command, '--help');
+  it(
+    'runs `saffron --help` and `--version`',
+    () => {
+      const help = saffron('--help');
       expect(help.status, explain(help)).toBe(0);
-      expect(help.stdout).toContain(`saffron ${command}`);
-    }
-  });
+      expect(help.stdout).toMatch(/^ {2}validate \[options\] <files\.\.\.>/m);
+      expect(help.stdout).toMatch(/^ {2}cloud /m);
+      const version = saffron('--version');
+      expect(version.status, explain(version)).toBe(0);
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      expect(version.stdout.trim()).toBe(pkg.version);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('names the package to install when an optional one is needed', () => {
-    const run = saffron('run', 'hello.yaml', '--db', 'pglite:pg-data');
-    expect(run.status).not.toBe(0);
-    expect(run.stderr + run.stdout).toMatch(
-      /DEPENDENCY_MISSING[\s\S]*npm install @electric-sql\/pglite kysely-pglite-dialect/,
-    );
-  });
+  it(
+    'validates a workflow and runs it on SQLite',
+    () => {
+      const validated = saffron('validate', 'hello.yaml');
+      expect(validated.status, explain(validated)).toBe(0);
+      expect(validated.stdout).toContain('hello');
+      const run = saffron(
+        'run',
+        'hello.yaml',
+        '--db',
+        'cli.db',
+        '--data',
+        '{"name":"cli"}',
+        '--json',
+      );
+      expect(run.status, explain(run)).toBe(0);
+      const record = JSON.parse(run.stdout) as { status: string; state: { greeting?: string } };
+      expect(record.status).toBe('COMPLETED');
+      expect(record.state.greeting).toBe('hello cli');
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('embeds the engine from a host module', () => {
-    const run = inHost(process.execPath, ['engine.mjs', 'engine.db']);
-    expect(run.status, explain(run)).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({
-      status: 'COMPLETED',
-      state: expect.objectContaining({ name: 'host', greeting: 'hello host' }) as unknown,
-    });
-  });
+  it(
+    'loads the commands that use wabt and fastify (demo, cloud)',
+    () => {
+      // both modules are imported to register their options; demo compiles WAT with wabt
+      for (const command of ['demo', 'cloud']) {
+        const help = saffron(command, '--help');
+        expect(help.status, explain(help)).toBe(0);
+        expect(help.stdout).toContain(`saffron ${command}`);
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('type-checks a host against the published declarations (skipLibCheck: false)', () => {
-    const tsc = inHost(process.execPath, [
-      join(ROOT, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      'tsconfig.json',
-    ]);
-    expect(tsc.status, explain(tsc)).toBe(0);
-  });
+  it(
+    'names the package to install when an optional one is needed',
+    () => {
+      const run = saffron('run', 'hello.yaml', '--db', 'pglite:pg-data');
+      expect(run.status).not.toBe(0);
+      expect(run.stderr + run.stdout).toMatch(
+        /DEPENDENCY_MISSING[\s\S]*npm install @electric-sql\/pglite kysely-pglite-dialect/,
+      );
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    'embeds the engine from a host module',
+    () => {
+      const run = inHost(process.execPath, ['engine.mjs', 'engine.db']);
+      expect(run.status, explain(run)).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({
+        status: 'COMPLETED',
+        state: expect.objectContaining({ name: 'host', greeting: 'hello host' }) as unknown,
+      });
+    },
+    STEP_TIMEOUT_MS,
+  );
+
+  it(
+    'type-checks a host against the published declarations (skipLibCheck: false)',
+    () => {
+      const tsc = inHost(process.execPath, [
+        join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        'tsconfig.json',
+      ]);
+      expect(tsc.status, explain(tsc)).toBe(0);
+    },
+    STEP_TIMEOUT_MS,
+  );
 });
