@@ -11,13 +11,9 @@
  * its headers, the silence on a socket, an idle kept-alive connection (see
  * {@link ServerTimeouts}); a device's WebSocket leaves them once upgraded.
  */
-import websocket from '@fastify/websocket';
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyServerOptions,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { importOptional } from '../runtime/optionalDependency.js';
 import { createRuntime, type Runtime } from '../actors/index.js';
 import {
   createChannelListener,
@@ -38,6 +34,7 @@ import { createCommandEvents } from './link/commandEvents.js';
 import type { Keyring } from './keys.js';
 import { OpenApiRegistry } from './openapi.js';
 import { Problem, problemBody, toProblem } from './problem.js';
+import { registerDashboard } from './dashboard/registerDashboard.js';
 import { registerCoreRoutes } from './routes/core.js';
 import { ALL_ROUTES } from './routes/index.js';
 import { workflowWebhookHook } from './webhooks/workflowEvents.js';
@@ -163,6 +160,12 @@ export interface Gateway {
 
 /** Build a gateway (routes registered, not listening yet). */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  // optional dependencies (runtime/optionalDependency.ts): loaded when a server is built
+  const [{ default: Fastify }, { default: websocket }] = await importOptional(
+    ['fastify', '@fastify/websocket'],
+    'the control-plane server',
+    () => Promise.all([import('fastify'), import('@fastify/websocket')]),
+  );
   const timeouts = serverTimeouts(options.timeouts);
   const app = Fastify({
     logger: options.logger ?? false,
@@ -370,7 +373,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   await context.auth.nonces.start();
   closeHooks.push(() => context.auth.nonces.close());
   registerCoreRoutes(context, options.version ?? '0.0.0');
-  for (const module of options.routes ?? ALL_ROUTES) await module(context);
+  const routes = options.routes ?? ALL_ROUTES;
+  for (const module of routes) await module(context);
+  // the server's root opens the dashboard (which asks for a token itself)
+  if (routes.includes(registerDashboard))
+    app.get('/', async (_request, reply) => reply.redirect('/dashboard/', 302));
 
   let closing: Promise<void> | undefined;
   return {

@@ -20,10 +20,12 @@
  * state fails the workflow with `CARD_DATA_IN_STATE`). Every answer leaves with its card
  * numbers masked (edge/cardData).
  */
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type Fastify from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { workflowJson } from '../../actors/index.js';
 import { SaffronError, type WorkflowRecord } from '../../runtime/index.js';
+import { requireOptional } from '../../runtime/optionalDependency.js';
 import type { EdgeAgent } from '../agent/createEdgeAgent.js';
 import { maskStoredText } from '../cardData/maskCardNumbers.js';
 import { bearerMatches } from './localToken.js';
@@ -91,7 +93,9 @@ const answer = (reply: FastifyReply, status: number, record: WorkflowRecord) =>
 /** Build the local API over `options.agent` (not listening yet). */
 export function createLocalApi(options: LocalApiOptions): LocalApi {
   const { agent } = options;
-  const app: FastifyInstance = Fastify({
+  // an optional dependency (runtime/optionalDependency.ts), loaded when the API is built
+  const fastify = requireOptional<typeof Fastify>('fastify', 'the edge local API');
+  const app: FastifyInstance = fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     return503OnClosing: true,

@@ -3,7 +3,9 @@
  *
  * The package is imported on first use, not at start-up: its native library costs tens of
  * milliseconds to load and a runtime without AI_INFERENCE steps (or a device without the
- * binary) should not pay for it. Sessions default to one intra-op thread: the models a
+ * binary) should not pay for it. It is an optional dependency: when it is not installed, the
+ * first model load fails with `DEPENDENCY_MISSING` naming it, and the declarations an
+ * embedder compiles against do not name its types. Sessions default to one intra-op thread: the models a
  * payment flow scores are small, where thread hand-offs cost more than they save, and a
  * device's few cores are busy with the rest of the runtime.
  *
@@ -14,6 +16,7 @@
 import type * as OrtModule from 'onnxruntime-node';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { isPlainObject } from '../merge/json.js';
+import { importOptional } from '../optionalDependency.js';
 import { InferenceError } from './errors.js';
 import type { InferenceProvider, LoadedModel, ModelOutput, TensorSpec } from './provider.js';
 import { fitShape } from './shape.js';
@@ -24,7 +27,7 @@ export interface OnnxProviderOptions {
   /** Threads one operator may use (default 1). */
   intraOpNumThreads?: number;
   /** Graph optimisation level (default `all`). */
-  graphOptimizationLevel?: InferenceSession.SessionOptions['graphOptimizationLevel'];
+  graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'layout' | 'all';
 }
 
 type Ort = typeof OrtModule;
@@ -203,7 +206,11 @@ export function onnxProvider(options: OnnxProviderOptions = {}): InferenceProvid
       if (file === undefined) {
         throw new InferenceError('MODEL_NOT_FOUND', `ONNX model '${name}' needs a model file`);
       }
-      const runtime = await (ort ??= import('onnxruntime-node'));
+      const runtime = await (ort ??= importOptional(
+        ['onnxruntime-node'],
+        'the onnx inference provider',
+        () => import('onnxruntime-node'),
+      ));
       const session = await runtime.InferenceSession.create(file.bytes, {
         executionProviders: ['cpu'],
         intraOpNumThreads: options.intraOpNumThreads ?? 1,

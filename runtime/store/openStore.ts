@@ -1,5 +1,4 @@
 /** Open a store for any {@link StoreTarget}. */
-import { openPgliteStore } from './pglite/openPgliteStore.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres/openPostgresStore.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/openSqliteStore.js';
 import type { Store } from './store.js';
@@ -20,8 +19,11 @@ export async function openStore(
   switch (parsed.kind) {
     case 'postgres':
       return openPostgresStore(parsed.url, options.postgres);
-    case 'pglite':
+    case 'pglite': {
+      // PGlite is an optional dependency: loaded only when a `pglite:` store is opened
+      const { openPgliteStore } = await import('./pglite/openPgliteStore.js');
       return openPgliteStore(parsed.dataDir);
+    }
     case 'sqlite':
       return openSqliteStore(parsed.file, options.sqlite);
   }

@@ -4,7 +4,6 @@
  * this file that take a {@link StoreHandle} first (graphile-worker style), so the same
  * function runs on the store itself or inside a transaction.
  */
-import type { PGlite } from '@electric-sql/pglite';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Pool } from 'pg';
@@ -26,10 +25,22 @@ export interface StoreHandle {
   readonly sqliteInTransaction?: BetterSqlite3.Database;
 }
 
+/**
+ * The PGlite instance under a `pglite:` store: the part of `@electric-sql/pglite`'s `PGlite`
+ * that dialect-specific code uses. PGlite is an optional dependency, so the declarations an
+ * embedder compiles against do not name its types.
+ */
+export interface PgliteDriver {
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  exec(sql: string): Promise<unknown>;
+  readonly closed: boolean;
+  close(): Promise<void>;
+}
+
 /** The raw driver under a store, for dialect-specific work (LISTEN/NOTIFY, benchmarks). */
 export type StoreDriver =
   | { dialect: 'postgres'; pool: Pool }
-  | { dialect: 'pglite'; pglite: PGlite }
+  | { dialect: 'pglite'; pglite: PgliteDriver }
   | { dialect: 'sqlite'; database: BetterSqlite3.Database };
 
 /** How a transaction's commit reaches the disk. */

@@ -3,11 +3,14 @@
  * newcomer runs the control plane with no database server. Data lives in a directory
  * (`SAFFRON_DATA_DIR`, default `./.saffron/cloud`) or in memory. A directory is opened by
  * one process at a time (dataDirLock.ts): PGlite is an in-process database.
+ *
+ * `@electric-sql/pglite` and `kysely-pglite-dialect` are optional dependencies, imported here
+ * on first use (runtime/optionalDependency.ts).
  */
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
+import { importOptional } from '../../optionalDependency.js';
 import { postgresCodec } from '../codec.js';
 import type { Database } from '../database.js';
 import { translateDriverError } from '../errors.js';
@@ -15,6 +18,14 @@ import { makeStore, type Store } from '../store.js';
 import { lockDataDir } from './dataDirLock.js';
 
 const INT8_OID = 20;
+
+const PACKAGES = ['@electric-sql/pglite', 'kysely-pglite-dialect'];
+
+const loadPglite = () =>
+  importOptional(PACKAGES, 'the embedded PostgreSQL store (pglite:)', async () => ({
+    PGlite: (await import('@electric-sql/pglite')).PGlite,
+    PGliteDialect: (await import('kysely-pglite-dialect')).PGliteDialect,
+  }));
 
 /**
  * Open a PGlite database in `dataDir`, or in memory for `'memory'`. A directory is locked
@@ -44,6 +55,7 @@ export async function createPglite(dataDir: string): Promise<PGlite> {
 }
 
 async function startPglite(dataDir: string | undefined): Promise<PGlite> {
+  const { PGlite } = await loadPglite();
   try {
     return await PGlite.create(dataDir, {
       parsers: { [INT8_OID]: (value: string) => Number(value) },
@@ -70,6 +82,7 @@ export async function openPgliteStore(dataDir: string, shared?: PGlite): Promise
   // The dialect closes its client when the Kysely instance is destroyed; a shared instance
   // is handed over behind a view whose close() leaves it open for its owner.
   const client = shared ? borrowed(shared) : pglite;
+  const { PGliteDialect } = await loadPglite();
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
   return makeStore(
     { kind: 'pglite', dataDir },
