@@ -6,10 +6,8 @@
 import { auditEventJson as auditJson, workflowError, workflowJson } from '../actors/index.js';
 import type { StoredAuditEvent, WorkflowRecord } from '../runtime/index.js';
 import { type CliIo, printJson, printRows } from './io.js';
+import { versionSuffix } from './versionSuffix.js';
 
-/** ` v2` for a workflow version `2` or `v2` (never `vv2`); empty without a version. */
-export const versionSuffix = (version: string | null | undefined): string =>
-  version ? ` v${version.replace(/^v/i, '')}` : '';
 
 function block(record: WorkflowRecord): string {
   const error = workflowError(record);

@@ -13,11 +13,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { importOptional } from '../runtime/optionalDependency.js';
 import { createRuntime, type Runtime } from '../actors/index.js';
 import {
   createChannelListener,
   DestinationPolicy,
+  importOptional,
+  storeWasmSource,
   wasmStorageDir,
   type DestinationPolicyOptions,
   type Store,
@@ -271,12 +272,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const now = options.now ?? (() => new Date());
   const ownRuntime = options.runtime === undefined;
   const stepsRoot = options.stepsRoot ?? process.cwd();
+  const storageDir = options.wasmStorageDir ?? wasmStorageDir(process.env, process.cwd());
   const runtime =
     options.runtime ??
     createRuntime({
       store: options.store,
       stepsRoot,
       runTasks: true,
+      // WASM steps read the binaries the registry routes store, wherever that is
+      wasmSource: storeWasmSource(options.store, { storageDir }),
       ...(options.outbound ? { outbound: options.outbound } : {}),
       // workflow.completed / workflow.failed webhook events commit with the terminal status
       onSettled: workflowWebhookHook(now),
@@ -334,7 +338,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     keys: options.keys,
     runtime,
     stepsRoot,
-    wasmStorageDir: options.wasmStorageDir ?? wasmStorageDir(process.env, process.cwd()),
+    wasmStorageDir: storageDir,
     destinations: new DestinationPolicy(options.outbound),
     openapi: new OpenApiRegistry(),
     metrics,

@@ -11,6 +11,7 @@
  * - core tables: the workflow tables both tiers share, with one schema definition (schema/)
  */
 export * from './errors.js';
+export { DependencyMissingError, importOptional, requireOptional } from './optionalDependency.js';
 export * from './model/statuses.js';
 export type { JsonObject } from './model/json.js';
 export * from './definition/index.js';

@@ -9,7 +9,7 @@ import {
   type DefinitionIssue,
 } from '../../runtime/index.js';
 import { CliExit, type CliIo, printJson } from '../io.js';
-import { versionSuffix } from '../printWorkflow.js';
+import { versionSuffix } from '../versionSuffix.js';
 
 interface ValidateOptions {
   steps?: string;
