@@ -8,7 +8,6 @@ import type { StoredAuditEvent, WorkflowRecord } from '../runtime/index.js';
 import { type CliIo, printJson, printRows } from './io.js';
 import { versionSuffix } from './versionSuffix.js';
 
-
 function block(record: WorkflowRecord): string {
   const error = workflowError(record);
   const rows: [string, string][] = [

@@ -93,7 +93,9 @@ export async function restartPostgres(): Promise<number> {
     // start it (a no-op answering "already running" while it is still up or starting).
     if (failure !== undefined && Date.now() - lastStart > 5_000) {
       lastStart = Date.now();
-      await run('pg_ctlcluster', [...cluster, 'start'], { timeout: 120_000 }).catch(() => undefined);
+      await run('pg_ctlcluster', [...cluster, 'start'], { timeout: 120_000 }).catch(
+        () => undefined,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -350,7 +350,10 @@ steps:
       });
       const blocking = await rt.start(def, { card: { uses_last_hour: 9 } });
       expect(blocking.status).toBe('FAILED');
-      expect(await failure(blocking)).toMatchObject({ code: 'AI_INFERENCE_FAILED', step: 'blocking' });
+      expect(await failure(blocking)).toMatchObject({
+        code: 'AI_INFERENCE_FAILED',
+        step: 'blocking',
+      });
       expect((await failure(blocking)).message).toContain('INFERENCE_TIMEOUT');
     });
 

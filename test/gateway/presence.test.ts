@@ -50,10 +50,10 @@ async function countStatements(store: Store, work: () => Promise<void>): Promise
     case 'pglite': {
       const instance = driver.pglite;
       const original = instance.query.bind(instance);
-      instance.query = ((...args: Parameters<typeof original>) => {
+      instance.query = (...args: Parameters<typeof original>) => {
         if (counting) count++;
         return original(...args);
-      }) as typeof instance.query;
+      };
       try {
         await work();
       } finally {
