@@ -4,7 +4,8 @@
  * report (workflow summaries), devices connected by WebSocket that report their SAF backlog,
  * and commands the devices ack. The overview's charts must draw the series the API serves
  * for that run, the workflow page one bar per step that ran, and the workflows table ids
- * that tell rows apart. Screenshots land in docs/images/.
+ * that tell rows apart. Screenshots land in test-results/trends/ (the docs keep copies in
+ * docs/images/).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinition } from '../../runtime/index.js';
-import { chromiumPath, launchBrowser } from '../support/browser.js';
+import { artifactDir, chromiumPath, launchBrowser } from '../support/browser.js';
 import { connectDevice, type DeviceSocket } from '../support/device.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { schemaMismatches } from '../support/jsonSchemaMatch.js';
@@ -20,7 +21,8 @@ import type { JsonSchema } from '../support/schemaFuzz.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
 const STEPS = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
+// screenshots for the docs: copied to docs/images/ by hand when the pages change
+const IMAGES = `${artifactDir('trends')}/`;
 
 const YAML = `
 workflow_type: trend_payment
