@@ -2,7 +2,7 @@
  * What a CLI command may touch of the outside world, passed in rather than taken from
  * `process`, so tests run commands in-process and read what they printed.
  */
-import { SaffronError, toError } from '../runtime/index.js';
+import { SaffronError, toError } from '../runtime/errors.js';
 
 /** A writable text sink with an optional TTY flag. */
 export interface Sink {

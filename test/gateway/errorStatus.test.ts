@@ -41,6 +41,8 @@ const INTERNAL: Readonly<Record<string, string>> = {
   EXECUTOR_CLOSED: 'the server is shutting its step executor down',
   THREAD_FAILED: 'a worker thread of the server died',
   THREAD_RESULT_NOT_CLONEABLE: 'a step ran; its failure is recorded on the workflow',
+  DEPENDENCY_MISSING: 'the server was installed without an optional package a feature needs',
+  INSPECT_URL_INVALID: 'the inspector URL is given when a process starts, not per request',
   // raised while a step runs: recorded on the workflow as the step's failure, never a request's
   ...Object.fromEntries(
     [
