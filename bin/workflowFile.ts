@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import type { WorkflowRegistry } from '../actors/index.js';
 import type { WorkflowDefinition } from '../runtime/index.js';
 import { loadWorkflowFile, registerWorkflowFolder } from './definitions.js';
-import { type EngineOptions, stepsRootOf, workflowsRegistry } from './engineRuntime.js';
+import { type EngineOptions, stepsRootOf, workflowsRegistry } from './engineCommand.js';
 import type { CliIo } from './io.js';
 
 /** A loaded workflow file and what starting it needs. */

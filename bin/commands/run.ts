@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { describeStoreTarget } from '../../runtime/index.js';
 import { settleWithWorkers } from '../awaitWorkers.js';
 import { engineAction } from '../engineAction.js';
-import { type EngineOptions, engineOptions, withRuntime } from '../engineRuntime.js';
+import { type EngineOptions, engineOptions, withRuntime } from '../engineCommand.js';
 import { engineTarget } from '../engineStore.js';
 import {
   chooseExecutor,

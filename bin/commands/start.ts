@@ -18,7 +18,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import type { JsonObject, WorkflowRecord } from '../../runtime/index.js';
 import { engineAction } from '../engineAction.js';
-import { type EngineOptions, engineOptions, withRuntime } from '../engineRuntime.js';
+import { type EngineOptions, engineOptions, withRuntime } from '../engineCommand.js';
 import { engineTarget } from '../engineStore.js';
 import {
   chooseExecutor,

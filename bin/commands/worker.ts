@@ -13,7 +13,7 @@ import {
   withRuntime,
   workflowsRegistry,
   type EngineOptions,
-} from '../engineRuntime.js';
+} from '../engineCommand.js';
 import { untilSignal } from '../signals.js';
 
 interface WorkerOptions extends EngineOptions {

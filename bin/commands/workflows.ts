@@ -13,7 +13,7 @@ import {
   stepsRootOf,
   withRuntime,
   workflowsRegistry,
-} from '../engineRuntime.js';
+} from '../engineCommand.js';
 import { checkStepFunctions } from '../definitions.js';
 import { engineAction } from '../engineAction.js';
 import type { CliIo } from '../io.js';

@@ -1,6 +1,6 @@
 /**
- * One engine command's runtime: the engine database opened and its schema brought up to
- * date, a runtime over it whose step functions load from the steps root, and both closed
+ * What every engine command (`run`, `start`, `resume`, `worker`, …) shares: its options, and
+ * the engine database opened and its schema brought up to date, a runtime over it whose step functions load from the steps root, and both closed
  * whatever happens. Secrets come from the command's environment (`SAFFRON_SECRET_<NAME>`),
  * and so does WASM_STORAGE_DIR.
  */
