@@ -1,8 +1,8 @@
 /**
  * What every engine command (`run`, `start`, `resume`, `worker`, …) shares: its options, and
- * the engine database opened and its schema brought up to date, a runtime over it whose step functions load from the steps root, and both closed
- * whatever happens. Secrets come from the command's environment (`SAFFRON_SECRET_<NAME>`),
- * and so does WASM_STORAGE_DIR.
+ * the engine database opened and its schema brought up to date, a runtime over it whose
+ * step functions load from the steps root, and both closed whatever happens. Secrets come
+ * from the command's environment (`SAFFRON_SECRET_<NAME>`), and so does WASM_STORAGE_DIR.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
