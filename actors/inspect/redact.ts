@@ -8,32 +8,18 @@
  * replaced whole. An embedder's own masking (`InspectOptions.redact`, the edge agent's card
  * masking) runs after this one.
  */
-import { containsClearPan, findClearPan } from '../../runtime/index.js';
+import {
+  containsClearPan,
+  findClearPan,
+  isCardDataKey,
+  normalizeMemberName,
+} from '../../runtime/index.js';
 
 /** What replaces a value the inspector must not see. */
 const REDACTED = '[REDACTED]';
 
-/** Member names (lower case, without `_` or `-`) whose values are card data or credentials. */
-const SENSITIVE_KEYS = new Set([
-  'pan',
-  'cardnumber',
-  'primaryaccountnumber',
-  'cvv',
-  'cvv2',
-  'cvc',
-  'cvc2',
-  'securitycode',
-  'cardsecuritycode',
-  'pin',
-  'pinblock',
-  'track1',
-  'track2',
-  'track3',
-  'trackdata',
-  'track1data',
-  'track2data',
-  'magstripe',
-  'magneticstripe',
+/** Member names (normalized) whose values are credentials; card data names come from runtime. */
+const CREDENTIAL_KEYS = new Set([
   'secret',
   'secrets',
   'password',
@@ -49,10 +35,9 @@ const SENSITIVE_KEYS = new Set([
   'cardkey',
 ]);
 
-const normalize = (key: string) => key.toLowerCase().replace(/[_-]/g, '');
-
 /** Whether a member called `key` holds card data or a credential by its name. */
-const isSensitiveInspectionKey = (key: string): boolean => SENSITIVE_KEYS.has(normalize(key));
+const isSensitiveInspectionKey = (key: string): boolean =>
+  isCardDataKey(key) || CREDENTIAL_KEYS.has(normalizeMemberName(key));
 
 function walk(value: unknown): unknown {
   if (typeof value === 'string') return containsClearPan(value) ? REDACTED : value;

@@ -15,38 +15,16 @@
  * number), and refusing would fail approved payments at random. The cloud runs the same
  * check on what it receives, so a record that passed this one is never refused for it.
  */
-import { containsClearPan, findClearPan, type JsonObject } from '../../runtime/index.js';
+import {
+  containsClearPan,
+  findClearPan,
+  isCardDataKey,
+  type JsonObject,
+} from '../../runtime/index.js';
 
 /** What replaces a value that looked like card data or held a secret. */
 export const REDACTED = '[REDACTED]';
 
-/** Member names (normalized: lower case, no `_` or `-`) whose values are card data. */
-const SENSITIVE_KEYS = new Set([
-  'pan',
-  'cardnumber',
-  'primaryaccountnumber',
-  'cvv',
-  'cvv2',
-  'cvc',
-  'cvc2',
-  'securitycode',
-  'cardsecuritycode',
-  'pin',
-  'pinblock',
-  'track1',
-  'track2',
-  'track3',
-  'trackdata',
-  'track1data',
-  'track2data',
-  'magstripe',
-  'magneticstripe',
-]);
-
-const normalize = (key: string) => key.toLowerCase().replace(/[_-]/g, '');
-
-/** Whether a member called `key` holds card data by its name. */
-export const isSensitiveKey = (key: string) => SENSITIVE_KEYS.has(normalize(key));
 
 const child = (path: string, key: string | number) =>
   typeof key === 'number'
@@ -99,7 +77,7 @@ export function sanitizeFinalState(
           removed.push(`${path} (a key)`);
           continue;
         }
-        if (isSensitiveKey(key)) {
+        if (isCardDataKey(key)) {
           removed.push(child(path, key));
           continue;
         }

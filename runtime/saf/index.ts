@@ -17,6 +17,7 @@ export {
   verifySigningText,
   verifyTransactionRecord,
 } from './signature.js';
+export { CARD_DATA_KEYS, isCardDataKey, normalizeMemberName } from './cardDataKeys.js';
 export { containsClearPan, findClearPan, luhnValid, type ClearPanHit } from './clearPan.js';
 export {
   MAX_SUMMARY_BATCH,
