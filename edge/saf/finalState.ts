@@ -25,7 +25,6 @@ import {
 /** What replaces a value that looked like card data or held a secret. */
 export const REDACTED = '[REDACTED]';
 
-
 const child = (path: string, key: string | number) =>
   typeof key === 'number'
     ? `${path}[${key}]`
