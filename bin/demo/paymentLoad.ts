@@ -60,7 +60,9 @@ export function drawPayment(random: () => number, acquirerUrl: string): JsonObje
     currency: 'EUR',
     attempts_last_hour: attempts,
     card: {
-      token: `tok_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+      // a UUID, not a run of hex digits: one 16-hex token in about 1,300 holds 13+ decimal
+      // digits that pass Luhn, which the agent rightly refuses as a card number in clear
+      token: `tok_${randomUUID()}`,
       last4: String(Math.floor(random() * 10_000)).padStart(4, '0'),
     },
     acquirer_url: acquirerUrl,
