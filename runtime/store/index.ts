@@ -77,14 +77,11 @@ export type { StepCommit } from './workflows/stepCommit.js';
 export { writeStepRows } from './workflows/writeStepRows.js';
 export { claimTasks, type TaskClaim } from './tasks/claimTasks.js';
 export type { ClaimedTask } from './tasks/claimedTask.js';
-export {
-  failUnfinishedTasks,
-  finishTask,
-  listTaskGroup,
-  lockTaskGroup,
-  releaseExpiredTasks,
-  type TaskFinish,
-} from './tasks/finishTask.js';
+export { failUnfinishedTasks } from './tasks/failUnfinishedTasks.js';
+export { finishTask, type TaskFinish } from './tasks/finishTask.js';
+export { listTaskGroup } from './tasks/listTaskGroup.js';
+export { lockTaskGroup } from './tasks/lockTaskGroup.js';
+export { releaseExpiredTasks } from './tasks/releaseExpiredTasks.js';
 export {
   keepTaskClaims,
   registerWorker,
