@@ -342,3 +342,23 @@ int main(void) {
   return 0;
 }
 `;
+
+/** A one-WASM-step workflow; `config` and `extra` are YAML fragments of the step. */
+export const wasmFlow = (type: string, hash: string, config = '', extra = '') => `
+workflow_type: ${type}
+steps:
+  - name: score
+    type: WASM
+    wasm_config:
+      wasm_hash: ${hash}
+${config
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => `      ${l.trim()}`)
+  .join('\n')}
+${extra
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => `    ${l.trim()}`)
+  .join('\n')}
+`;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
-import { compileWatGuests, type Guest } from '../support/wasmGuests.js';
+import { compileWatGuests, wasmFlow, type Guest } from '../support/wasmGuests.js';
 import { commandComponent, socketComponent, typedComponent } from './componentGuests.js';
 
 type Json = Record<string, unknown>;
@@ -33,20 +33,6 @@ beforeAll(async () => {
   typed = await typedComponent();
   socket = await socketComponent();
 }, 60_000);
-
-const flow = (type: string, hash: string, config = '') => `
-workflow_type: ${type}
-steps:
-  - name: score
-    type: WASM
-    wasm_config:
-      wasm_hash: ${hash}
-${config
-  .split('\n')
-  .filter((l) => l.trim() !== '')
-  .map((l) => `      ${l.trim()}`)
-  .join('\n')}
-`;
 
 for (const dialect of CLOUD_DIALECTS) {
   describe(`WASM components through the API on ${dialect.name}`, () => {
@@ -99,9 +85,9 @@ for (const dialect of CLOUD_DIALECTS) {
       await register(echoModule, 'echo-module');
       await register(echoComponent, 'echo-component');
       const data = { amount_minor: 1250, card: { last4: '4242' }, tags: ['a', 'b'] };
-      const asModule = await runFlow(flow('echo_module', echoModule.hash), 'echo_module', data);
+      const asModule = await runFlow(wasmFlow('echo_module', echoModule.hash), 'echo_module', data);
       const asComponent = await runFlow(
-        flow('echo_component', echoComponent.hash),
+        wasmFlow('echo_component', echoComponent.hash),
         'echo_component',
         data,
       );
@@ -115,7 +101,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('runs a typed execute component as a step', async () => {
       await register(typed, 'typed');
-      const wf = await runFlow(flow('typed_step', typed.hash), 'typed_step', { amount: 3 });
+      const wf = await runFlow(wasmFlow('typed_step', typed.hash), 'typed_step', { amount: 3 });
       expect(wf).toMatchObject({
         status: 'COMPLETED',
         state: { amount: 3, typed: { amount: 3 } },
@@ -125,12 +111,20 @@ for (const dialect of CLOUD_DIALECTS) {
     it('refuses a component whose file changed after registration, by hash', async () => {
       const changed = otherComponent;
       await register(changed, 'to-change');
-      const intact = await runFlow(flow('intact_component', changed.hash), 'intact_component', {});
+      const intact = await runFlow(
+        wasmFlow('intact_component', changed.hash),
+        'intact_component',
+        {},
+      );
       expect(intact).toMatchObject({ status: 'COMPLETED', state: { ran: '_start' } });
       const bytes = changed.bytes.slice();
       bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0x01;
       writeFileSync(join(storageDir, `${changed.hash}.wasm`), bytes);
-      const wf = await runFlow(flow('changed_component', changed.hash), 'changed_component', {});
+      const wf = await runFlow(
+        wasmFlow('changed_component', changed.hash),
+        'changed_component',
+        {},
+      );
       expect(wf.status).toBe('FAILED');
       expect(await stepError(wf)).toMatchObject({ code: 'WASM_HASH_MISMATCH', step: 'score' });
     });
@@ -138,7 +132,7 @@ for (const dialect of CLOUD_DIALECTS) {
     it('fails the step of a spinning component at timeout_ms', async () => {
       await register(loopComponent, 'spinner');
       const wf = await runFlow(
-        flow('spinning_component', loopComponent.hash, 'timeout_ms: 300'),
+        wasmFlow('spinning_component', loopComponent.hash, 'timeout_ms: 300'),
         'spinning_component',
         {},
       );

@@ -28,6 +28,7 @@ import {
   tampered,
   type Guest,
   type WatGuestName,
+  wasmFlow,
 } from '../support/wasmGuests.js';
 
 let guests: Record<WatGuestName, Guest>;
@@ -36,26 +37,6 @@ beforeAll(async () => {
   guests = await compileWatGuests();
   if (clangAvailable) scorer = compileC(FRAUD_SCORER_C);
 });
-
-/** A one-WASM-step workflow; `config` and `extra` are YAML fragments of the step. */
-const wasmFlow = (type: string, hash: string, config = '', extra = '') => `
-workflow_type: ${type}
-steps:
-  - name: score
-    type: WASM
-    wasm_config:
-      wasm_hash: ${hash}
-${config
-  .split('\n')
-  .filter((l) => l.trim() !== '')
-  .map((l) => `      ${l.trim()}`)
-  .join('\n')}
-${extra
-  .split('\n')
-  .filter((l) => l.trim() !== '')
-  .map((l) => `    ${l.trim()}`)
-  .join('\n')}
-`;
 
 for (const dialect of DIALECTS) {
   describe(`WASM steps on ${dialect.name}`, () => {
