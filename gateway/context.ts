@@ -6,6 +6,7 @@ import type { ChannelListener, DestinationPolicy, Store } from '../runtime/index
 import type { AuthDeps } from './auth/authenticate.js';
 import type { ChangeBus } from './cache/changeBus.js';
 import type { DocumentTags } from './config/documentTags.js';
+import type { GateReads } from './governance/gateReads.js';
 import type { Keyring } from './keys.js';
 import type { RateLimiter } from './governance/rateLimiter.js';
 import type { CommandEvents } from './link/commandEvents.js';
@@ -32,12 +33,15 @@ export interface GatewayContext {
   /** Command pushes and recorded acks, shared between route modules (link/commandEvents.ts). */
   commandEvents: CommandEvents;
   /**
-   * Changes that caches hold (credentials, document ETags) and command pushes: announced with
+   * Changes that caches hold (credentials, tokens, document ETags, the command gate's rules
+   * and device attributes) and command pushes: announced with
    * a commit, heard by every gateway (cache/changeBus.ts).
    */
   changes: ChangeBus;
   /** ETags of the devices' configuration and fraud-rules documents (config/documentTags.ts). */
   documentTags: DocumentTags;
+  /** The command gate's versions, policies and device attributes (governance/gateReads.ts). */
+  gateReads: GateReads;
   /** Rate-limit rules, enforced after authentication on every route (governance/rateLimiter.ts). */
   rateLimits: RateLimiter;
   /**

@@ -11,7 +11,14 @@ export {
   type ServerTimeouts,
 } from './server.js';
 export { ephemeralKeyring, loadKeyring, type Keyring } from './keys.js';
-export { createApiToken, type CreatedToken } from './auth/tokens.js';
+export { TOKENS_CHANGED } from './auth/tokenCache.js';
+export {
+  createApiToken,
+  listApiTokens,
+  revokeApiToken,
+  type ApiTokenSummary,
+  type CreatedToken,
+} from './auth/tokens.js';
 export {
   deviceAuthHeaders,
   deviceUpgradeHeaders,

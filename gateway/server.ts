@@ -24,10 +24,12 @@ import {
   type Store,
 } from '../runtime/index.js';
 import { createCredentialCache } from './auth/credentialCache.js';
+import { createTokenCache } from './auth/tokenCache.js';
 import { createNonceCache } from './auth/nonces.js';
 import { createChangeBus } from './cache/changeBus.js';
 import type { CacheBounds } from './cache/invalidatingCache.js';
 import { createDocumentTags } from './config/documentTags.js';
+import { createGateReads } from './governance/gateReads.js';
 import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
 import type { GatewayContext } from './context.js';
 import { declaresBody, registerJsonBodies } from './jsonBody.js';
@@ -325,10 +327,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // connection that lags or died silently shows there before any change is missed for long)
   const trusted = () => changes.trusted() && (listener === undefined || nonces.readsFromMemory());
   const credentials = createCredentialCache(options.store, options.keys, trusted, options.caches);
+  const tokens = createTokenCache(options.store, trusted, options.caches);
   const documentTags = createDocumentTags(trusted, options.caches);
+  const gateReads = createGateReads(options.store, trusted, options.caches);
   changes.onChange((change) => {
     credentials.apply(change);
+    tokens.apply(change);
     documentTags.apply(change);
+    gateReads.apply(change);
   });
   await changes.start();
   closeHooks.push(() => changes.close());
@@ -344,8 +350,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     now,
     auth: {
-      store: options.store,
       credentials,
+      tokens,
       nonces,
       now,
       skewMs: options.skewMs ?? 300_000,
@@ -353,6 +359,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     onClose: (hook) => closeHooks.push(hook),
     changes,
     documentTags,
+    gateReads,
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),

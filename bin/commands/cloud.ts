@@ -1,7 +1,8 @@
 /**
  * `saffron cloud serve`: the control plane — HTTP API, device WebSocket gateway, and (unless
  * `--no-worker`) a worker loop running queued tasks and cluster maintenance — on PostgreSQL
- * or embedded PGlite. `saffron users create`: an operator API token, printed once.
+ * or embedded PGlite. `saffron users create`: an operator API token, printed once;
+ * `saffron users list` and `saffron users revoke`.
  */
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -9,12 +10,20 @@ import { createRuntime, parseInspectUrl } from '../../actors/index.js';
 import {
   createApiToken,
   createGateway,
+  listApiTokens,
   loadKeyring,
+  revokeApiToken,
+  TOKENS_CHANGED,
   USER_ROLES,
   workflowWebhookHook,
   type UserRole,
 } from '../../gateway/index.js';
-import { destinationOptionsFromEnv, envSecrets, wasmStorageDir } from '../../runtime/index.js';
+import {
+  destinationOptionsFromEnv,
+  envSecrets,
+  notifyChange,
+  wasmStorageDir,
+} from '../../runtime/index.js';
 import { registerWorkflowFolder } from '../definitions.js';
 import { openCloudStore } from '../engineStore.js';
 import { CliExit, type CliIo } from '../io.js';
@@ -125,16 +134,18 @@ export function registerCloudCommands(program: Command, io: CliIo): void {
   timeoutOptions(serveCommand).action((options: ServeOptions) => serve(options, io));
 
   const users = program.command('users').description('operator accounts (API tokens)');
-  users
-    .command('create')
-    .description('create an operator API token (printed once)')
+  const userCommand = (name: string, description: string) =>
+    users
+      .command(name)
+      .description(description)
+      .option(
+        '--db <location>',
+        'postgres://… URL or pglite:DIR (default: DATABASE_URL, else embedded PGlite)',
+      )
+      .option('--database-url <url>', 'alias of --db');
+  userCommand('create', 'create an operator API token (printed once)')
     .requiredOption('--name <name>', 'who the token is for')
     .requiredOption('--role <role>', `one of ${USER_ROLES.join(', ')}`)
-    .option(
-      '--db <location>',
-      'postgres://… URL or pglite:DIR (default: DATABASE_URL, else embedded PGlite)',
-    )
-    .option('--database-url <url>', 'alias of --db')
     .option('--json', 'print {token, token_id, name, role} as JSON')
     .action(async (options: DatabaseOptions & { name: string; role: string; json?: boolean }) => {
       if (!(USER_ROLES as readonly string[]).includes(options.role))
@@ -160,6 +171,49 @@ export function registerCloudCommands(program: Command, io: CliIo): void {
             `token for ${created.name} (${created.role}); it is shown only now — store it safely\n`,
           );
         }
+      } finally {
+        await store.close();
+      }
+    });
+  userCommand('list', 'list operator API tokens (ids, names, roles; never the tokens)')
+    .option('--json', 'print one JSON object per token')
+    .action(async (options: DatabaseOptions & { json?: boolean }) => {
+      const store = await openCloudStore(options, io, 2);
+      try {
+        for (const t of await listApiTokens(store)) {
+          const state = t.revokedAt
+            ? 'revoked'
+            : t.expiresAt && t.expiresAt <= new Date()
+              ? 'expired'
+              : 'active';
+          io.stdout.write(
+            options.json
+              ? `${JSON.stringify({ token_id: t.tokenId, name: t.name, role: t.role, prefix: t.prefix, state, created_at: t.createdAt.toISOString(), expires_at: t.expiresAt?.toISOString() ?? null, revoked_at: t.revokedAt?.toISOString() ?? null })}\n`
+              : `${t.tokenId}  ${t.prefix ?? ''}…  ${t.role}  ${state}  ${t.name}\n`,
+          );
+        }
+      } finally {
+        await store.close();
+      }
+    });
+  userCommand(
+    'revoke',
+    'revoke an operator API token: every running gateway refuses it from the commit',
+  )
+    .requiredOption('--token-id <uuid>', 'the token to revoke (saffron users list)')
+    .action(async (options: DatabaseOptions & { tokenId: string }) => {
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(options.tokenId))
+        throw new CliExit(2, `--token-id must be a token's UUID, got '${options.tokenId}'`);
+      const store = await openCloudStore(options, io, 2);
+      try {
+        // announced in the revoking transaction: running gateways drop the token at the commit
+        const revoked = await store.transaction(async (tx) => {
+          const done = await revokeApiToken(tx, options.tokenId, new Date());
+          if (done) await notifyChange(tx, TOKENS_CHANGED);
+          return done;
+        });
+        if (!revoked) throw new CliExit(1, `no unrevoked API token ${options.tokenId}`);
+        io.stderr.write(`token ${options.tokenId} revoked\n`);
       } finally {
         await store.close();
       }

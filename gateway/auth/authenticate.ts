@@ -18,19 +18,19 @@
  * gateway's memory and its nonce written behind, and a socket upgrade carries no nonce at
  * all because the socket proves its freshness by answering a challenge.
  */
-import type { Store } from '../../runtime/index.js';
 import { Problem } from '../problem.js';
 import { verifyRequestSignature, type SignedRequest } from '../../runtime/index.js';
 import type { CredentialCache } from './credentialCache.js';
 import type { NonceCache } from './nonces.js';
 import type { Principal } from './principal.js';
-import { verifyApiToken } from './tokens.js';
+import type { TokenCache } from './tokenCache.js';
 
 /** What authentication needs. */
 export interface AuthDeps {
-  store: Store;
   /** Device secrets, held in memory and dropped on change (credentialCache.ts). */
   credentials: CredentialCache;
+  /** Operators' API tokens, held in memory and dropped on revocation (tokenCache.ts). */
+  tokens: TokenCache;
   nonces: NonceCache;
   now: () => Date;
   /** Largest accepted clock difference of a device timestamp (default 300 s). */
@@ -115,7 +115,7 @@ export async function authenticateHeaders(
   const scheme = space < 0 ? header : header.slice(0, space);
   const value = space < 0 ? '' : header.slice(space + 1).trim();
   if (scheme.toLowerCase() === 'bearer') {
-    const user = await verifyApiToken(deps.store, value, deps.now());
+    const user = await deps.tokens.verify(value, deps.now());
     if (!user) throw unauthorized('INVALID_TOKEN', 'the API token is unknown, revoked or expired');
     return { kind: 'user', principal: user };
   }

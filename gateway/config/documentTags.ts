@@ -45,6 +45,7 @@ export function createDocumentTags(trusted: () => boolean, bounds: CacheBounds =
         fraudRules.clear();
         return;
       }
+      if (change.kind !== 'devices') return;
       for (const id of change.deviceIds) {
         config.invalidate(id);
         fraudRules.invalidate(id);

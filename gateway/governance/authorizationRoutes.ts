@@ -40,6 +40,7 @@ import type { GatewayContext } from '../context.js';
 import { deviceTypeField, policyNameField } from '../fields.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
+import { RULES_CHANGED } from './gateReads.js';
 import { deviceFilterField } from './policies.js';
 import {
   assignmentJson,
@@ -428,9 +429,10 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
       bodyLimit: 128 * 1024,
     },
     async ({ body, principal, request }) => {
-      const policy = await ctx.store
-        .transaction(async (tx) => {
+      const policy = await ctx.changes
+        .transaction(async (tx, changed) => {
           await checkPolicyRoles(tx, body);
+          await changed(RULES_CHANGED);
           return insertAuthorizationPolicy(
             tx,
             randomUUID(),
@@ -458,11 +460,12 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
       bodyLimit: 128 * 1024,
     },
     async ({ params, body, principal, request }) => {
-      const policy = await ctx.store
-        .transaction(async (tx) => {
+      const policy = await ctx.changes
+        .transaction(async (tx, changed) => {
           const before = await getAuthorizationPolicy(tx, params.id);
           if (!before) throw policyNotFound(params.id);
           await checkPolicyRoles(tx, body);
+          await changed(RULES_CHANGED);
           const fields = fieldsOf(body);
           return updateAuthorizationPolicy(
             tx,
@@ -491,9 +494,16 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
       params: idParams,
     },
     async ({ params, principal, request }) => {
-      const deleted = await ctx.store.transaction((tx) =>
-        deleteAuthorizationPolicy(tx, params.id, auditActor(principal, request), ctx.now()),
-      );
+      const deleted = await ctx.changes.transaction(async (tx, changed) => {
+        const gone = await deleteAuthorizationPolicy(
+          tx,
+          params.id,
+          auditActor(principal, request),
+          ctx.now(),
+        );
+        if (gone) await changed(RULES_CHANGED);
+        return gone;
+      });
       if (!deleted) throw policyNotFound(params.id);
       return undefined;
     },

@@ -29,7 +29,7 @@ import {
 } from './commandVersions.js';
 import { policyCovers, stricter, termsOf, type ApprovalTerms } from './policies.js';
 import { isRiskLevel } from './riskLevel.js';
-import type { RuleReader } from './sharedRuleReads.js';
+import type { GateReads } from './gateReads.js';
 import {
   holdsRole,
   isSystemRequester,
@@ -67,22 +67,26 @@ export interface GateOutcome {
  * ROLE_REQUIRED when a covering policy requires a role the requester lacks. A system
  * requester (a schedule run) is not checked for roles — its schedule was, when created —
  * and is never exempt from approval: a run is a person's request made later.
- * `readRules` reads the versions and policies (a shared reader: sharedRuleReads.ts).
+ * `reads` reads the versions, policies and device attributes (from memory: gateReads.ts);
+ * by default they are read in `h`.
  */
 export async function gateCommands(
   h: StoreHandle,
   request: GateRequest,
   requester: Requester,
   now: Date,
-  readRules: RuleReader = (types) => readCommandRules(h, types),
+  reads: Pick<GateReads, 'rules' | 'devices'> = {
+    rules: (types) => readCommandRules(h, types),
+    devices: (ids) => listPolicyDevices(h, ids),
+  },
 ): Promise<GateOutcome> {
   const types = [...new Set(request.commands.map((c) => canonicalCommandType(c.command_type)))];
-  const { versions, policies } = await readRules(types);
+  const { versions, policies } = await reads.rules(types);
   const resolved = resolveCommandVersions(versions, request.commands, request.pathOf);
   const devices = new Map<string, PolicyDevice>();
   if (policies.length === 0) return { resolved, devices, approval: null };
   if (request.deviceIds !== 'any')
-    for (const d of await listPolicyDevices(h, [...new Set(request.deviceIds)]))
+    for (const d of await reads.devices([...new Set(request.deviceIds)]))
       devices.set(d.deviceId, d);
   const targets: (PolicyDevice | 'any')[] =
     request.deviceIds === 'any'

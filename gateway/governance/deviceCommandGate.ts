@@ -12,14 +12,14 @@ import { Problem } from '../problem.js';
 import { gateCommands } from './commandGate.js';
 import { holdCommand } from './heldCommands.js';
 import { requesterOf } from './roles.js';
-import type { RuleReader } from './sharedRuleReads.js';
+import type { GateReads } from './gateReads.js';
 
 /** What the gate decided: hold it (the approval), or send it (at this version). */
 export type DeviceCommandGate =
   { held: ApprovalRecord } | { held?: undefined; commandVersion: string | null };
 
 /**
- * Gate `command` for device `deviceId` by `actor` (rules read by `readRules`, if given).
+ * Gate `command` for device `deviceId` by `actor` (rules and the device read by `reads`, if given).
  * `accepted` turns the checked command into what is held (e.g. signs its definition).
  */
 export async function gateDeviceCommand(
@@ -28,7 +28,7 @@ export async function gateDeviceCommand(
   command: CreateCommand,
   actor: CommandActor,
   now: Date,
-  readRules?: RuleReader,
+  reads?: GateReads,
   accepted: (command: CreateCommand) => CreateCommand = (c) => c,
 ): Promise<DeviceCommandGate> {
   const outcome = await gateCommands(
@@ -36,7 +36,7 @@ export async function gateDeviceCommand(
     { commands: [command], deviceIds: [deviceId], pathOf: () => '$' },
     requesterOf(actor),
     now,
-    readRules,
+    reads,
   );
   const resolved = outcome.resolved[0]!;
   if (!outcome.approval) return { commandVersion: resolved.version };

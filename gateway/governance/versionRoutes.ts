@@ -24,6 +24,7 @@ import { Problem } from '../problem.js';
 import { route } from '../route.js';
 import { defaultRisk } from './commandRisk.js';
 import { byVersion, currentVersion } from './commandVersions.js';
+import { RULES_CHANGED } from './gateReads.js';
 import {
   changelogJson,
   changelogSchema,
@@ -168,8 +169,9 @@ export function registerCommandVersionRoutes(ctx: GatewayContext): void {
       const actor = auditActor(principal, request);
       const now = ctx.now();
       try {
-        const created = await ctx.store.transaction(async (tx) => {
+        const created = await ctx.changes.transaction(async (tx, changed) => {
           await lockCommandType(tx, params.type);
+          await changed(RULES_CHANGED);
           const versions = byVersion(await listCommandVersions(tx, [params.type]));
           const latest = versions.at(-1);
           if (latest && compareVersions(body.version, latest.version) <= 0)
@@ -232,8 +234,9 @@ export function registerCommandVersionRoutes(ctx: GatewayContext): void {
     async ({ params, body, principal, request }) => {
       const actor = auditActor(principal, request);
       const now = ctx.now();
-      const deprecated = await ctx.store.transaction(async (tx) => {
+      const deprecated = await ctx.changes.transaction(async (tx, changed) => {
         await lockCommandType(tx, params.type);
+        await changed(RULES_CHANGED);
         const versions = await listCommandVersions(tx, [params.type]);
         const target = versions.find((v) => v.version === params.version);
         if (!target) throw versionNotFound(params.type, params.version);

@@ -21,7 +21,6 @@ import { requireDeviceOrRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { gateDeviceCommand } from '../governance/deviceCommandGate.js';
 import { approvalJson, approvalSchema } from '../governance/present.js';
-import { createSharedRuleReads } from '../governance/sharedRuleReads.js';
 import { acknowledge } from '../link/acknowledge.js';
 import { createCommandBody, type CreateCommand } from '../link/commandTypes.js';
 import { createDeviceHub } from '../link/hub.js';
@@ -65,8 +64,6 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
   return async (ctx: GatewayContext) => {
     const settings = deviceLinkSettings(options);
     const hub = createDeviceHub(ctx, settings);
-    // the gate's reads of versions and policies, shared by concurrent POSTs
-    const readRules = createSharedRuleReads(ctx.store);
     ctx.commandEvents.attachWaker((deviceId) => hub.wake(deviceId));
     await hub.start();
     ctx.onClose(() => hub.close());
@@ -110,7 +107,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
           body,
           actor,
           now,
-          readRules,
+          ctx.gateReads,
           accepted,
         );
         if (gate.held)

@@ -1,7 +1,7 @@
 /**
  * `saffron users create` and `saffron cloud serve` as a real process: the token it prints
  * authenticates against the server it serves, keys persist across restarts, and SIGTERM
- * drains and exits 0.
+ * drains and exits 0. `saffron users list` and `saffron users revoke` show and revoke it.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -51,6 +51,34 @@ describe('saffron cloud serve on embedded PGlite', () => {
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
       expect(readFileSync(keyFile, 'utf8')).toBe(pem); // same key after a restart
+
+      const { token_id: tokenId } = JSON.parse(made.stdout) as { token_id: string };
+      const list = async () => {
+        const run = await runCli(['users', 'list', '--json'], { env, cwd: dir });
+        expect(run.code, run.stderr).toBe(0);
+        return run.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      };
+      const [listed] = await list();
+      expect(listed).toMatchObject({
+        token_id: tokenId,
+        name: 'ops',
+        role: 'viewer',
+        state: 'active',
+      });
+      expect(JSON.stringify(listed)).not.toContain(token); // never the token itself
+      const revoke = (id: string) =>
+        runCli(['users', 'revoke', '--token-id', id], { env, cwd: dir });
+      const malformed = await revoke('ops');
+      expect(malformed.code).toBe(2);
+      expect(malformed.stderr).toContain("--token-id must be a token's UUID");
+      expect((await revoke('00000000-0000-4000-8000-000000000000')).code).toBe(1);
+      const revoked = await revoke(tokenId);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      expect((await list())[0]).toMatchObject({ token_id: tokenId, state: 'revoked' });
+      expect((await revoke(tokenId)).code).toBe(1); // nothing left to revoke
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

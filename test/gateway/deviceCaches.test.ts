@@ -15,10 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
+import {
+  createApiToken,
+  createGateway,
+  deviceAuthHeaders,
+  type Gateway,
+} from '../../gateway/index.js';
 import { createCredentialCache } from '../../gateway/auth/credentialCache.js';
 import { registerConfigRoutes } from '../../gateway/config/routes.js';
 import { getDeviceSecret, openStore, rotateDeviceSecret, type Store } from '../../runtime/index.js';
+import { runCli } from '../support/cli.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
@@ -39,6 +45,24 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000):
 
 const json = (value: unknown) => JSON.stringify(value);
 
+/** Push the text of every statement `store`'s pool runs onto `into`. */
+function recordStatements(store: Store, into: string[]): void {
+  const driver = store.driver;
+  if (driver.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected');
+  const counted = new WeakSet<object>();
+  driver.pool.on('acquire', (client) => {
+    if (counted.has(client)) return;
+    counted.add(client);
+    const target = client as unknown as { query: (...args: unknown[]) => unknown };
+    const query = target.query.bind(client);
+    target.query = (...args: unknown[]) => {
+      const first = args[0];
+      into.push(typeof first === 'string' ? first : (first as { text: string }).text);
+      return query(...args);
+    };
+  });
+}
+
 describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', () => {
   let a: TestGateway;
   let bStore: Store;
@@ -46,6 +70,8 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
   let bUrl: string;
   /** Backend process ids of B's pool's connections (its LISTEN connection among them). */
   const bPids = new Set<number>();
+  /** Every statement B's pool runs. */
+  const bStatements: string[] = [];
 
   /** A signed GET as `deviceId` on the gateway at `base`. */
   const signedGet = (
@@ -85,6 +111,7 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
       driver.pool.on('acquire', (c) =>
         bPids.add((c as unknown as { processID: number }).processID),
       );
+    recordStatements(bStore, bStatements);
     b = await createGateway({
       store: bStore,
       keys: a.keys,
@@ -157,6 +184,115 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     // registered again under the same id: the new secret is taken at once
     const again = await register('cache-del-1');
     expect(await status(bUrl, 'cache-del-1', again)).toBe(200);
+  });
+
+  /** An operator's DIAGNOSTIC command to `deviceId` on the gateway at `base`: its status. */
+  const diagnose = async (base: string, token: string, deviceId: string) =>
+    (
+      await fetch(`${base}/api/v1/devices/${deviceId}/commands`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: json({ command_type: 'DIAGNOSTIC', payload: {} }),
+      })
+    ).status;
+
+  it('refuses a token revoked on one gateway on the other within the bound, also from the command line', async () => {
+    const listDevices = async (base: string, token: string) =>
+      (await fetch(`${base}/api/v1/devices`, { headers: { authorization: `Bearer ${token}` } }))
+        .status;
+    for (const via of ['route', 'command line'] as const) {
+      const created = await createApiToken(a.handle.store, { name: via, role: 'viewer' });
+      expect(await listDevices(a.url, created.token)).toBe(200);
+      expect(await listDevices(bUrl, created.token)).toBe(200);
+      // held in memory now: B reads no token for it
+      bStatements.length = 0;
+      expect(await listDevices(bUrl, created.token)).toBe(200);
+      expect(bStatements.filter((s) => s.includes('api_tokens'))).toEqual([]);
+      if (via === 'route')
+        expect((await admin(`/api/v1/users/${created.tokenId}`, { method: 'DELETE' })).status).toBe(
+          204,
+        );
+      else {
+        // what `saffron users revoke` runs, from a process that is no gateway
+        const url = new URL(process.env.DATABASE_URL!);
+        url.searchParams.set('options', `-c search_path=${a.handle.location}`);
+        const revoked = await runCli([
+          'users',
+          'revoke',
+          '--token-id',
+          created.tokenId,
+          '--db',
+          url.toString(),
+        ]);
+        expect(revoked.code, revoked.stderr).toBe(0);
+      }
+      const took = await waitUntil(async () => (await listDevices(bUrl, created.token)) === 401);
+      expect(took).toBeLessThan(BOUND_MS);
+      expect(await listDevices(a.url, created.token)).toBe(401);
+    }
+  });
+
+  it('judges commands on the other gateway by a policy or device type changed on one, within the bound', async () => {
+    const operator = await a.token('operator');
+    await register('cache-gate-1');
+    // B holds the DIAGNOSTIC rules and the device's attributes after this
+    expect(await diagnose(bUrl, operator, 'cache-gate-1')).toBe(201);
+    bStatements.length = 0;
+    expect(await diagnose(bUrl, operator, 'cache-gate-1')).toBe(201);
+    const gateReads = bStatements.filter((s) =>
+      /api_tokens|command_versions|authorization_policies|device_type/.test(s),
+    );
+    expect(gateReads).toEqual([]);
+
+    // a policy created on A: DIAGNOSTIC to kiosks needs an admin
+    const created = await admin('/api/v1/authorization-policies', {
+      method: 'POST',
+      body: json({
+        name: 'cache-gate-kiosks',
+        command_type: 'DIAGNOSTIC',
+        device_filter: { device_types: ['kiosk'] },
+        required_role: 'admin',
+      }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const policyId = ((await created.json()) as { policy_id: string }).policy_id;
+    // the device is a POS: still sent; B has dropped its rules and reads them again
+    expect(await diagnose(bUrl, operator, 'cache-gate-1')).toBe(201);
+    // the device's type changed on A: B refuses the operator within the bound
+    const patched = await admin('/api/v1/devices/cache-gate-1', {
+      method: 'PATCH',
+      body: json({ device_type: 'kiosk' }),
+    });
+    expect(patched.status).toBe(200);
+    let took = await waitUntil(
+      async () => (await diagnose(bUrl, operator, 'cache-gate-1')) === 403,
+    );
+    expect(took).toBeLessThan(BOUND_MS);
+    // the policy disabled on A: B sends again within the bound
+    const disabled = await admin(`/api/v1/authorization-policies/${policyId}`, {
+      method: 'PUT',
+      body: json({
+        name: 'cache-gate-kiosks',
+        command_type: 'DIAGNOSTIC',
+        device_filter: { device_types: ['kiosk'] },
+        required_role: 'admin',
+        enabled: false,
+      }),
+    });
+    expect(disabled.status).toBe(200);
+    took = await waitUntil(async () => (await diagnose(bUrl, operator, 'cache-gate-1')) === 201);
+    expect(took).toBeLessThan(BOUND_MS);
+    // a version registered on A: B judges the payload by its schema within the bound
+    const version = await admin('/api/v1/command-types/DIAGNOSTIC/versions', {
+      method: 'POST',
+      body: json({
+        version: '9.0.0',
+        payload_schema: { type: 'object', required: ['checks'] },
+      }),
+    });
+    expect(version.status, await version.clone().text()).toBe(201);
+    took = await waitUntil(async () => (await diagnose(bUrl, operator, 'cache-gate-1')) === 422);
+    expect(took).toBeLessThan(BOUND_MS);
   });
 
   it('serves a new layer, type or policy on the other gateway after a 304 from its cache', async () => {
@@ -277,20 +413,7 @@ describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL
     cStore = await openStore(process.env.DATABASE_URL!, {
       postgres: { schema: a.handle.location, maxConnections: 2 },
     });
-    const driver = cStore.driver;
-    if (driver.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected');
-    const counted = new WeakSet<object>();
-    driver.pool.on('acquire', (client) => {
-      if (counted.has(client)) return;
-      counted.add(client);
-      const target = client as unknown as { query: (...args: unknown[]) => unknown };
-      const query = target.query.bind(client);
-      target.query = (...args: unknown[]) => {
-        const first = args[0];
-        statements.push(typeof first === 'string' ? first : (first as { text: string }).text);
-        return query(...args);
-      };
-    });
+    recordStatements(cStore, statements);
     c = await createGateway({
       store: cStore,
       keys: a.keys,

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceAuthHeaders } from '../../gateway/index.js';
+import { createApiToken, deviceAuthHeaders } from '../../gateway/index.js';
 import { CLOUD_SCHEMA, verifySignedDocument } from '../../runtime/index.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { signedRecord } from '../support/device.js';
@@ -320,17 +320,26 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(await snapshot()).toEqual(before);
     });
 
-    it('stops honouring a token the moment it is revoked', async () => {
-      const token = await gw.token('admin');
-      expect((await gw.asUser(token, '/api/v1/devices')).status).toBe(200);
-      const hash = createHash('sha256').update(token).digest('hex');
-      const revoked = await gw.handle.store.db
-        .updateTable('api_tokens')
-        .set({ revoked_at: new Date().toISOString() })
-        .where('token_hash', '=', hash)
-        .executeTakeFirst();
-      expect(Number(revoked.numUpdatedRows)).toBe(1);
+    it('stops honouring a token the moment it is revoked, and only an admin may revoke', async () => {
+      const created = await createApiToken(gw.handle.store, { name: 'to revoke', role: 'admin' });
+      const { token } = created;
+      expect((await gw.asUser(token, '/api/v1/devices')).status).toBe(200); // now held in memory
+      const revoke = (as: string, id: string) =>
+        gw.asUser(as, `/api/v1/users/${id}`, { method: 'DELETE' });
+      await expectProblem(await revoke(operator, created.tokenId), 403, 'FORBIDDEN');
+      await expectProblem(await revoke(gw.adminToken, 'not-a-uuid'), 400, 'VALIDATION_FAILED');
+      await expectProblem(await revoke(gw.adminToken, randomUUID()), 404, 'TOKEN_NOT_FOUND');
+      expect((await revoke(gw.adminToken, created.tokenId)).status).toBe(204);
       await expectProblem(await gw.asUser(token, '/api/v1/devices'), 401, 'INVALID_TOKEN');
+      // revoking twice is a 404: nothing left to revoke
+      await expectProblem(await revoke(gw.adminToken, created.tokenId), 404, 'TOKEN_NOT_FOUND');
+      const hash = createHash('sha256').update(token).digest('hex');
+      const row = await gw.handle.store.db
+        .selectFrom('api_tokens')
+        .select('revoked_at')
+        .where('token_hash', '=', hash)
+        .executeTakeFirstOrThrow();
+      expect(row.revoked_at).not.toBeNull();
     });
 
     it('refuses privilege escalation across roles, writing nothing', async () => {

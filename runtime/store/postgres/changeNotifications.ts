@@ -1,12 +1,15 @@
 /**
- * Cache invalidation between gateway processes. Gateways keep device credentials and the
- * ETags of the documents devices poll in memory; a commit that changes what they hold sends
+ * Cache invalidation between gateway processes. Gateways keep device credentials, the ETags
+ * of the documents devices poll, operators' API tokens and the rules commands are judged by
+ * (command versions, authorization policies) in memory; a commit that changes what they hold sends
  * NOTIFY on `saffron_changes` in the same transaction (delivered at commit, never for a
  * rollback), and every gateway drops what it names.
  *
  * Payload: `schema|devices|id,id,…` — everything cached about these devices (credentials,
- * existence, their documents) — or `schema|documents|` — every device's documents (a fleet
- * or device-type layer, a policy). The schema keeps deployments sharing a database apart.
+ * existence, type and location, their documents) — `schema|documents|` — every device's
+ * documents (a fleet or device-type layer, a policy) — `schema|tokens|` — every API token —
+ * or `schema|rules|` — every command type's versions and authorization policies. The schema
+ * keeps deployments sharing a database apart. A kind a gateway does not know drops everything.
  * Device ids cannot contain `|` or `,` (authenticate.ts); long lists are split to stay under
  * NOTIFY's 8000-byte payload.
  */
@@ -21,7 +24,11 @@ export type CacheChange =
   /** Credentials, existence, type, layers or assignments of these devices. */
   | { kind: 'devices'; deviceIds: readonly string[] }
   /** Something every device's configuration or fraud rules may depend on. */
-  | { kind: 'documents' };
+  | { kind: 'documents' }
+  /** An API token was revoked or changed. */
+  | { kind: 'tokens' }
+  /** A command version or an authorization policy was added, changed or removed. */
+  | { kind: 'rules' };
 
 const MAX_PAYLOAD = 7000;
 
@@ -44,9 +51,9 @@ export function joinInChunks(ids: Iterable<string>): string[] {
 export async function notifyChange(h: StoreHandle, change: CacheChange): Promise<void> {
   if (h.dialect !== 'postgres') return;
   const bodies =
-    change.kind === 'documents'
-      ? ['documents|']
-      : joinInChunks(change.deviceIds).map((c) => `devices|${c}`);
+    change.kind === 'devices'
+      ? joinInChunks(change.deviceIds).map((c) => `devices|${c}`)
+      : [`${change.kind}|`];
   for (const body of bodies)
     await sql`SELECT pg_notify(${CHANGES_CHANNEL}, current_schema() || '|' || ${body})`.execute(
       h.db,
@@ -57,7 +64,7 @@ export async function notifyChange(h: StoreHandle, change: CacheChange): Promise
 export function parseChange(body: string): CacheChange | undefined {
   const bar = body.indexOf('|');
   const kind = body.slice(0, bar);
-  if (kind === 'documents') return { kind };
+  if (kind === 'documents' || kind === 'tokens' || kind === 'rules') return { kind };
   if (kind === 'devices')
     return {
       kind,

@@ -1,0 +1,89 @@
+/**
+ * The command gate's reads held in memory, so that `POST …/commands` to one device runs no
+ * statement before its command is created: the versions and authorization policies of the
+ * command's type (read through the shared reader, sharedRuleReads.ts), and the device's type
+ * and location that policies match on.
+ *
+ * Rules are dropped when a command version or an authorization policy is added, changed or
+ * removed (`rules` on the change bus, announced by the routes that make those changes, on
+ * any gateway); a device's attributes when the device is changed or deleted (`devices`).
+ * Unknown devices are not kept. Every entry expires `ttlMs` after the read that filled it
+ * began, and nothing is kept or served while the gateway cannot vouch that it hears changes
+ * in time (`trusted`) — the same bounds as device credentials (credentialCache.ts): a policy
+ * enabled on another gateway judges the commands sent here from the moment its notification
+ * arrives. Role assignments (for a policy's exempt roles) are not held: they are read only
+ * when a covering policy asks.
+ */
+import {
+  listPolicyDevices,
+  type CacheChange,
+  type CommandRules,
+  type PolicyDevice,
+  type Store,
+} from '../../runtime/index.js';
+import {
+  CACHE_DEFAULTS,
+  createInvalidatingCache,
+  type CacheBounds,
+} from '../cache/invalidatingCache.js';
+import { createSharedRuleReads, type RuleReader } from './sharedRuleReads.js';
+
+/** What the gate reads, from memory when it can. */
+export interface GateReads {
+  /** The rules for some canonical command types. */
+  readonly rules: RuleReader;
+  /** The policy attributes of the devices among `deviceIds` that exist. */
+  devices(deviceIds: readonly string[]): Promise<PolicyDevice[]>;
+  /** Drop what `change` names; everything when undefined. */
+  apply(change: CacheChange | undefined): void;
+}
+
+/** The gate's reads over `store`, keeping entries while `trusted()`. */
+export function createGateReads(
+  store: Store,
+  trusted: () => boolean,
+  bounds: CacheBounds = {},
+): GateReads {
+  const settings = {
+    maxEntries: bounds.maxEntries ?? CACHE_DEFAULTS.maxEntries,
+    ttlMs: bounds.ttlMs ?? CACHE_DEFAULTS.ttlMs,
+    trusted,
+  };
+  const rules = createInvalidatingCache<CommandRules>(settings);
+  const devices = createInvalidatingCache<PolicyDevice>(settings);
+  const readShared = createSharedRuleReads(store);
+  const device = async (deviceId: string) =>
+    devices.get(deviceId) ??
+    (await devices.fill(
+      deviceId,
+      async () => (await listPolicyDevices(store, [deviceId]))[0],
+      (found) => found,
+    ));
+  return {
+    async rules(types) {
+      const key = JSON.stringify([...types].sort());
+      return (
+        rules.get(key) ??
+        (await rules.fill(
+          key,
+          () => readShared(types),
+          (read) => read,
+        ))
+      );
+    },
+    async devices(deviceIds) {
+      const found = await Promise.all([...new Set(deviceIds)].map(device));
+      return found.filter((d): d is PolicyDevice => d !== undefined);
+    },
+    apply(change) {
+      if (change === undefined) {
+        rules.clear();
+        devices.clear();
+      } else if (change.kind === 'rules') rules.clear();
+      else if (change.kind === 'devices') change.deviceIds.forEach((id) => devices.invalidate(id));
+    },
+  };
+}
+
+/** The change a route announces when it adds, changes or removes a version or a policy. */
+export const RULES_CHANGED: CacheChange = { kind: 'rules' };
