@@ -91,12 +91,6 @@ export {
   type PersistedDeviceSnapshot,
 } from './device/snapshot.js';
 export {
-  applyDeviceEvent,
-  applyDeviceEventBatch,
-  type DeviceStatusUpdate,
-  type QueuedDeviceEvent,
-} from './device/host.js';
-export {
   BATCH_ITEM_STATUSES,
   batchMachine,
   releaseItems,
@@ -120,14 +114,6 @@ export {
   type PersistedBatchSnapshot,
 } from './batch/snapshot.js';
 export {
-  insertNewBatch,
-  isTerminalBatchStatus,
-  stepBatch,
-  type BatchSpec,
-  type BatchStep,
-  type BatchStepOptions,
-} from './batch/host.js';
-export {
   broadcastMachine,
   type BroadcastHaltReason,
   type BroadcastMachineContext,
@@ -146,12 +132,3 @@ export {
   type BroadcastStatus,
   type PersistedBroadcastSnapshot,
 } from './broadcast/snapshot.js';
-export { toDeviceTargetFilter, type BroadcastTarget } from './broadcast/target.js';
-export {
-  insertNewBroadcast,
-  isTerminalBroadcastStatus,
-  stepBroadcast,
-  type BroadcastSpec,
-  type BroadcastStep,
-  type BroadcastStepOptions,
-} from './broadcast/host.js';

@@ -1,6 +1,6 @@
 /** Who made a change, as the audit log records it: operator name and role, or the device. */
 import type { FastifyRequest } from 'fastify';
-import type { CommandActor } from '../runtime/index.js';
+import type { CommandActor } from './commands/store/commands/command.js';
 import type { Principal } from './auth/principal.js';
 
 /** The audit actor of `principal` calling through `request`. */

@@ -5,12 +5,12 @@
  * (`application/x-ndjson`); CSV has a header line and the same fields (`text/csv`, csv.ts).
  */
 import { Readable } from 'node:stream';
+import { type StoreHandle } from '../../runtime/index.js';
 import {
   searchCommandAudit,
   type CommandAuditFilter,
   type CommandAuditRecord,
-  type StoreHandle,
-} from '../../runtime/index.js';
+} from './store/commandAudit/index.js';
 import { csvLine } from './csv.js';
 import { AUDIT_CSV_COLUMNS, auditJson } from './present.js';
 

@@ -1,6 +1,6 @@
 /** Command audit rows as the audit API shows them (snake_case, ISO 8601 times). */
 import { z } from 'zod';
-import type { CommandAuditRecord } from '../../runtime/index.js';
+import type { CommandAuditRecord } from './store/commandAudit/index.js';
 
 /** The JSON form of an audit row. */
 export function auditJson(r: CommandAuditRecord) {

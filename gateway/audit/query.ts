@@ -5,7 +5,7 @@
  * validated here and reaches SQL as parameters.
  */
 import { z } from 'zod';
-import type { CommandAuditFilter } from '../../runtime/index.js';
+import type { CommandAuditFilter } from './store/commandAudit/index.js';
 import { deviceIdField } from '../fields.js';
 import { timeQueryField } from '../timeQuery.js';
 

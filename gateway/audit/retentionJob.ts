@@ -1,7 +1,7 @@
 /**
  * The scheduled audit purge of one gateway: every `intervalMs` (first after
  * `initialDelayMs`) it enforces each enabled retention policy
- * (runtime/store/retention/enforceRetentionPolicy.ts: one transaction per policy, deletion
+ * (gateway/audit/store/retention/enforceRetentionPolicy.ts: one transaction per policy, deletion
  * and its AUDIT_PURGED audit row together). Once per cluster: on PostgreSQL the pass runs
  * under the advisory lock `saffron:audit-retention`, so one gateway at a time does it, and a
  * scheduled pass skips a policy another gateway already ran within the interval
@@ -9,15 +9,13 @@
  * process) passes are serialized in-process. An operator's purge (`POST /api/v1/audit/purge`)
  * runs every enabled policy at once, under the same lock.
  */
+import { createBackgroundLoop, toError, withAdvisoryLock } from '../../runtime/index.js';
 import {
-  createBackgroundLoop,
   enforceRetentionPolicy,
   listRetentionPolicies,
-  toError,
-  withAdvisoryLock,
-  type CommandActor,
   type RetentionPurge,
-} from '../../runtime/index.js';
+} from './store/retention/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
 import type { GatewayContext } from '../context.js';
 
 /** Options of the retention job. */

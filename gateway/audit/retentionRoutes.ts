@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ConflictError } from '../../runtime/index.js';
 import {
-  ConflictError,
   deleteRetentionPolicy,
   EVENT_TYPED_RETENTION_TABLES,
   getRetentionPolicy,
@@ -19,7 +19,7 @@ import {
   updateRetentionPolicy,
   type RetentionPolicyRecord,
   type RetentionTable,
-} from '../../runtime/index.js';
+} from './store/retention/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { isoOrNull } from '../fields.js';

@@ -5,7 +5,7 @@
  * do not.
  */
 import { z } from 'zod';
-import { searchCommandAudit } from '../../runtime/index.js';
+import { searchCommandAudit } from './store/commandAudit/index.js';
 import type { GatewayContext } from '../context.js';
 import { decodeNumberCursor, encodeNumberCursor } from '../numberCursor.js';
 import { route } from '../route.js';

@@ -7,7 +7,8 @@
  * handed on carries the role it was admitted with (the most powerful one that admits the
  * route), so the handler's own checks and the audit trail see the same role.
  */
-import { listPrincipalRoles, type Store } from '../../runtime/index.js';
+import { type Store } from '../../runtime/index.js';
+import { listPrincipalRoles } from '../governance/store/authorization/index.js';
 import { requireRole, USER_ROLES, type Principal, type UserRole } from './principal.js';
 
 type User = Extract<Principal, { kind: 'user' }>;

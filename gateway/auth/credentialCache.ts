@@ -18,13 +18,11 @@
  * notification connection lags or dies silently — and never longer than `ttlMs`.
  */
 import { createBatchQueue } from '../../actors/index.js';
+import { type CacheChange, type Store, toError } from '../../runtime/index.js';
 import {
   getDevicesCredentials,
-  type CacheChange,
   type SealedDeviceCredentials,
-  type Store,
-  toError,
-} from '../../runtime/index.js';
+} from '../devices/store/devices/getDeviceCredentials.js';
 import {
   CACHE_DEFAULTS,
   createInvalidatingCache,

@@ -23,17 +23,12 @@
  * PGlite (one process, no notifications to another gateway) every nonce is strict.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  listenForNonces,
-  listNonces,
-  notifyNonces,
-  purgeNonces,
-  rememberNonce,
-  rememberNonces,
-  type ChannelListener,
-  type Store,
-  type UsedNonce,
-} from '../../runtime/index.js';
+import { type ChannelListener, type Store } from '../../runtime/index.js';
+import { listNonces } from './store/nonces/listNonces.js';
+import { listenForNonces, notifyNonces } from './store/nonces/nonceNotifications.js';
+import { purgeNonces } from './store/nonces/purgeNonces.js';
+import { rememberNonce } from './store/nonces/rememberNonce.js';
+import { rememberNonces, type UsedNonce } from './store/nonces/rememberNonces.js';
 
 /** How a nonce is checked: before answering, or from memory and written behind. */
 export type NonceCheck = 'strict' | 'window';

@@ -13,12 +13,10 @@
  * every rule of those policies, in policy-name order, each tagged with `policy` and
  * `policy_version`, with its `checksum`.
  */
-import {
-  contentChecksum,
-  type AssignmentRecord,
-  type ConfigLayerRecord,
-  type FraudPolicySelection,
-} from '../../runtime/index.js';
+import { contentChecksum } from '../../runtime/index.js';
+import { type AssignmentRecord } from './store/assignments/assignment.js';
+import { type ConfigLayerRecord } from './store/configs/configLayer.js';
+import { type FraudPolicySelection } from './store/policies/selectFraudPolicies.js';
 import { mergeLayers } from './mergeLayers.js';
 
 /** The unsigned device configuration document. */

@@ -9,15 +9,15 @@ import { randomUUID } from 'node:crypto';
 import {
   contentChecksum,
   documentEtag,
-  emitWebhookEvent,
-  publishConfig,
   signedText,
   type CacheChange,
-  type ConfigLayerRecord,
   type ConfigScope,
   type JsonObject,
   type StoreHandle,
 } from '../../runtime/index.js';
+import { type ConfigLayerRecord } from './store/configs/configLayer.js';
+import { publishConfig } from './store/configs/publishConfig.js';
+import { emitWebhookEvent } from '../webhooks/store/webhooks/index.js';
 import type { Keyring } from '../keys.js';
 
 /** A layer to publish. */

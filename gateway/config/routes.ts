@@ -12,16 +12,13 @@
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { z } from 'zod';
-import {
-  CONFIG_SCOPES,
-  ConflictError,
-  getConfigLayer,
-  getDevice,
-  getDeviceConfigLayers,
-  listAssignments,
-  selectFraudPolicies,
-  type ConfigLayerRecord,
-} from '../../runtime/index.js';
+import { CONFIG_SCOPES, ConflictError } from '../../runtime/index.js';
+import { listAssignments } from './store/assignments/listAssignments.js';
+import { type ConfigLayerRecord } from './store/configs/configLayer.js';
+import { getConfigLayer } from './store/configs/getConfigLayer.js';
+import { getDeviceConfigLayers } from './store/configs/getDeviceConfigLayers.js';
+import { selectFraudPolicies } from './store/policies/selectFraudPolicies.js';
+import { getDevice } from '../devices/store/devices/getDevice.js';
 import { auditActor } from '../auditActor.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
 import { answerNotModified, answerSigned, tagged } from './answerSigned.js';

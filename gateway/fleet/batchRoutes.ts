@@ -8,13 +8,11 @@
  * never-released items too); commands devices already hold run their course.
  */
 import { z } from 'zod';
-import {
-  batchEvents,
-  isTerminalBatchStatus,
-  restoreBatchSnapshot,
-  BATCH_ITEM_STATUSES,
-} from '../../actors/index.js';
-import { BATCH_STATUSES, getBatch, listBatches } from '../../runtime/index.js';
+import { batchEvents, restoreBatchSnapshot, BATCH_ITEM_STATUSES } from '../../actors/index.js';
+import { isTerminalBatchStatus } from './batchHost.js';
+import { BATCH_STATUSES } from '../../runtime/index.js';
+import { getBatch } from './store/batches/getBatch.js';
+import { listBatches } from './store/batches/listBatches.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { approvalSchema } from '../governance/present.js';

@@ -11,14 +11,12 @@
  * overrides the threshold for that phase, which is the operator's call to make.
  */
 import { z } from 'zod';
-import { bcEvents, isTerminalBroadcastStatus, type BroadcastStatus } from '../../actors/index.js';
-import {
-  BROADCAST_STATUSES,
-  COMMAND_STATUSES,
-  getBroadcast,
-  listBroadcastDevices,
-  listBroadcasts,
-} from '../../runtime/index.js';
+import { bcEvents, type BroadcastStatus } from '../../actors/index.js';
+import { isTerminalBroadcastStatus } from './broadcastHost.js';
+import { BROADCAST_STATUSES, COMMAND_STATUSES } from '../../runtime/index.js';
+import { getBroadcast } from './store/broadcasts/getBroadcast.js';
+import { listBroadcastDevices } from './store/broadcasts/listBroadcastDevices.js';
+import { listBroadcasts } from './store/broadcasts/listBroadcasts.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { approvalSchema } from '../governance/present.js';

@@ -10,24 +10,16 @@
  * or broadcast is created — with the id reserved in the approval — when enough approvers
  * agree. A schedule's run asks in the name of the schedule's creator.
  */
-import {
-  insertNewBatch,
-  insertNewBroadcast,
-  type BatchCommandSpec,
-  type BatchSpec,
-  type BroadcastSpec,
-} from '../../actors/index.js';
-import {
-  findClearPan,
-  findMissingDevices,
-  requestSubject,
-  type ApprovalRecord,
-  type BatchRecord,
-  type BroadcastRecord,
-  type CommandActor,
-  type StoreHandle,
-  type TemplateRecord,
-} from '../../runtime/index.js';
+import { type BatchCommandSpec } from '../../actors/index.js';
+import { insertNewBatch, type BatchSpec } from './batchHost.js';
+import { insertNewBroadcast, type BroadcastSpec } from './broadcastHost.js';
+import { findClearPan, type StoreHandle } from '../../runtime/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { findMissingDevices } from '../devices/store/devices/findMissingDevices.js';
+import { type BatchRecord } from './store/batches/batch.js';
+import { type BroadcastRecord } from './store/broadcasts/broadcast.js';
+import { type TemplateRecord } from './store/templates/template.js';
+import { requestSubject, type ApprovalRecord } from '../governance/store/approvals/index.js';
 import { gateCommands } from '../governance/commandGate.js';
 import { holdBatch, holdBroadcast, type ScheduleRun } from '../governance/heldFleetOperations.js';
 import { requesterOf } from '../governance/roles.js';

@@ -18,23 +18,13 @@
  * other gateways, sent in the step's transaction).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  bcEvents,
-  batchEvents,
-  stepBatch,
-  stepBroadcast,
-  type BatchEvent,
-  type BatchStep,
-  type BroadcastEvent,
-  type BroadcastStep,
-} from '../../actors/index.js';
-import {
-  createBackgroundLoop,
-  listActiveBatchIds,
-  listActiveBroadcastIds,
-  withAdvisoryLock,
-  type CommandActor,
-} from '../../runtime/index.js';
+import { bcEvents, batchEvents, type BatchEvent, type BroadcastEvent } from '../../actors/index.js';
+import { stepBatch, type BatchStep } from './batchHost.js';
+import { stepBroadcast, type BroadcastStep } from './broadcastHost.js';
+import { createBackgroundLoop, withAdvisoryLock } from '../../runtime/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { listActiveBatchIds } from './store/batches/listBatches.js';
+import { listActiveBroadcastIds } from './store/broadcasts/listBroadcasts.js';
 import type { GatewayContext } from '../context.js';
 import { fireDueSchedules, type ScheduleReport } from './scheduler.js';
 

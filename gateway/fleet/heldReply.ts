@@ -4,7 +4,7 @@
  * held command — so a client handles every held request one way.
  */
 import type { FastifyReply } from 'fastify';
-import type { ApprovalRecord } from '../../runtime/index.js';
+import type { ApprovalRecord } from '../governance/store/approvals/index.js';
 import { approvalJson, approvalSchema } from '../governance/present.js';
 import type { DocumentedResponse } from '../openapi.js';
 

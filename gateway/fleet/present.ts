@@ -10,14 +10,12 @@ import {
   type BatchItem,
   type BatchSnapshot,
 } from '../../actors/index.js';
-import type {
-  BatchRecord,
-  BroadcastDeviceOutcome,
-  BroadcastRecord,
-  CommandScheduleRecord,
-  ScheduleExecutionRecord,
-  TemplateRecord,
-} from '../../runtime/index.js';
+import type { BatchRecord } from './store/batches/batch.js';
+import type { BroadcastRecord } from './store/broadcasts/broadcast.js';
+import type { BroadcastDeviceOutcome } from './store/broadcasts/listBroadcastDevices.js';
+import type { CommandScheduleRecord } from './store/commandSchedules/commandSchedule.js';
+import type { ScheduleExecutionRecord } from './store/commandSchedules/scheduleExecutions.js';
+import type { TemplateRecord } from './store/templates/template.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -14,18 +14,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  getCommandSchedule,
-  getTemplate,
-  insertCommandSchedule,
-  listCommandSchedules,
-  listScheduleExecutions,
-  SCHEDULE_STATUSES,
-  setCommandScheduleStatus,
-  findMissingDevices,
-  type CommandActor,
-  type CommandScheduleRecord,
-} from '../../runtime/index.js';
+import { SCHEDULE_STATUSES } from '../../runtime/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { findMissingDevices } from '../devices/store/devices/findMissingDevices.js';
+import { type CommandScheduleRecord } from './store/commandSchedules/commandSchedule.js';
+import { getCommandSchedule } from './store/commandSchedules/getCommandSchedule.js';
+import { insertCommandSchedule } from './store/commandSchedules/insertCommandSchedule.js';
+import { listCommandSchedules } from './store/commandSchedules/listCommandSchedules.js';
+import { listScheduleExecutions } from './store/commandSchedules/scheduleExecutions.js';
+import { setCommandScheduleStatus } from './store/commandSchedules/setCommandScheduleStatus.js';
+import { getTemplate } from './store/templates/getTemplate.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { gateCommands, type GateRequest } from '../governance/commandGate.js';

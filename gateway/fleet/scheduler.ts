@@ -24,18 +24,16 @@
  * result): a fleet should get one firmware push after an outage, not ten.
  */
 import { randomUUID } from 'node:crypto';
-import type { BatchStep, BroadcastStep } from '../../actors/index.js';
-import {
-  appendCommandAudit,
-  claimScheduleRun,
-  getTemplate,
-  insertScheduleExecution,
-  listDueCommandSchedules,
-  toError,
-  type CommandActor,
-  type CommandScheduleRecord,
-  type StoreHandle,
-} from '../../runtime/index.js';
+import type { BatchStep } from './batchHost.js';
+import type { BroadcastStep } from './broadcastHost.js';
+import { toError, type StoreHandle } from '../../runtime/index.js';
+import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { claimScheduleRun } from './store/commandSchedules/claimScheduleRun.js';
+import { type CommandScheduleRecord } from './store/commandSchedules/commandSchedule.js';
+import { listDueCommandSchedules } from './store/commandSchedules/listCommandSchedules.js';
+import { insertScheduleExecution } from './store/commandSchedules/scheduleExecutions.js';
+import { getTemplate } from './store/templates/getTemplate.js';
 import type { GatewayContext } from '../context.js';
 import type { DefinitionSigner } from '../link/signDefinitions.js';
 import { Problem } from '../problem.js';

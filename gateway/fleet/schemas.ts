@@ -6,7 +6,8 @@
  * SQL in the store — never SQL text.
  */
 import { z } from 'zod';
-import { BATCH_EXECUTION_MODES, DEVICE_STATUSES } from '../../runtime/index.js';
+import { DEVICE_STATUSES } from '../../runtime/index.js';
+import { BATCH_EXECUTION_MODES } from './store/batches/batch.js';
 import { createCommandBody } from '../link/commandTypes.js';
 import { cronProblem, isTimeZone, WEEKDAYS } from './calendar.js';
 

@@ -8,13 +8,11 @@
  */
 import { z } from 'zod';
 import { batchEvents, bcEvents } from '../../actors/index.js';
-import {
-  appendCommandAudit,
-  findClearPan,
-  getTemplate,
-  insertTemplate,
-  listTemplates,
-} from '../../runtime/index.js';
+import { findClearPan } from '../../runtime/index.js';
+import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
+import { getTemplate } from './store/templates/getTemplate.js';
+import { insertTemplate } from './store/templates/insertTemplate.js';
+import { listTemplates } from './store/templates/listTemplates.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { approvalSchema } from '../governance/present.js';

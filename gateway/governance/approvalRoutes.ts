@@ -5,7 +5,8 @@
  * operator role and the decision says 403 NOT_AN_APPROVER where it must.
  */
 import { z } from 'zod';
-import { APPROVAL_STATUSES, getApproval, listApprovals } from '../../runtime/index.js';
+import { APPROVAL_STATUSES } from '../../runtime/index.js';
+import { getApproval, listApprovals } from './store/approvals/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../fleet/cursor.js';

@@ -5,7 +5,9 @@
  * `approval.decided` webhook event. Deciding on an expired approval expires it too, so the
  * interval only bounds how long a listing may still show one PENDING.
  */
-import { createBackgroundLoop, expireApprovals, SYSTEM_ACTOR } from '../../runtime/index.js';
+import { createBackgroundLoop } from '../../runtime/index.js';
+import { SYSTEM_ACTOR } from '../commands/store/commands/command.js';
+import { expireApprovals } from './store/approvals/index.js';
 import type { GatewayContext } from '../context.js';
 
 /** The sweeper of one gateway. */

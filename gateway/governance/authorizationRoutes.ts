@@ -17,9 +17,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { COMMAND_TYPES, ConflictError, type StoreHandle } from '../../runtime/index.js';
 import {
-  COMMAND_TYPES,
-  ConflictError,
   deleteAuthorizationPolicy,
   deleteRole,
   deleteRoleAssignment,
@@ -33,8 +32,7 @@ import {
   updateAuthorizationPolicy,
   type AuthorizationPolicyFields,
   type AuthorizationPolicyRecord,
-  type StoreHandle,
-} from '../../runtime/index.js';
+} from './store/authorization/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { deviceTypeField, policyNameField } from '../fields.js';

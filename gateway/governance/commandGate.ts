@@ -11,14 +11,13 @@
  * Runs before anything is written (inside the caller's transaction, if it has one). With no
  * policy configured it costs one round trip (versions and policies: readCommandRules).
  */
+import { type RiskLevel, type StoreHandle } from '../../runtime/index.js';
 import {
   listPolicyDevices,
   readCommandRules,
   type AuthorizationPolicyRecord,
   type PolicyDevice,
-  type RiskLevel,
-  type StoreHandle,
-} from '../../runtime/index.js';
+} from './store/authorization/index.js';
 import { Problem } from '../problem.js';
 import { canonicalCommandType, defaultRisk } from './commandRisk.js';
 import {

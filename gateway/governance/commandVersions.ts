@@ -11,12 +11,8 @@
  * is registered. A warning would let a fleet drift onto a contract its owners have retired;
  * refusing makes the move explicit and costs the caller one field.
  */
-import {
-  validateJson,
-  type CommandVersionRecord,
-  type JsonSchemaIssue,
-  type RiskLevel,
-} from '../../runtime/index.js';
+import { validateJson, type JsonSchemaIssue, type RiskLevel } from '../../runtime/index.js';
+import { type CommandVersionRecord } from './store/commandVersions/index.js';
 import { isRiskLevel } from './riskLevel.js';
 import { Problem } from '../problem.js';
 import { canonicalCommandType, defaultRisk } from './commandRisk.js';

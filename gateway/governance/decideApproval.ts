@@ -20,17 +20,17 @@
  * `approval.decided` webhook event, committed with it.
  */
 import { randomUUID } from 'node:crypto';
+import { type StoreHandle } from '../../runtime/index.js';
+import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
 import {
-  appendCommandAudit,
-  emitWebhookEvent,
   getApproval,
   insertApprovalResponse,
   requestSubject,
   settleApproval,
   type ApprovalRecord,
-  type CommandActor,
-  type StoreHandle,
-} from '../../runtime/index.js';
+} from './store/approvals/index.js';
+import { emitWebhookEvent } from '../webhooks/store/webhooks/index.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 import {

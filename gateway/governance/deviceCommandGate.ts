@@ -6,7 +6,9 @@
  * the commands read after its commit — as it would inside a READ COMMITTED transaction,
  * which does not lock the policies it reads either.
  */
-import type { ApprovalRecord, CommandActor, Store } from '../../runtime/index.js';
+import type { Store } from '../../runtime/index.js';
+import type { CommandActor } from '../commands/store/commands/command.js';
+import type { ApprovalRecord } from './store/approvals/index.js';
 import type { CreateCommand } from '../link/commandTypes.js';
 import { Problem } from '../problem.js';
 import { gateCommands } from './commandGate.js';

@@ -14,13 +14,12 @@
  * arrives. Role assignments (for a policy's exempt roles) are not held: they are read only
  * when a covering policy asks.
  */
+import { type CacheChange, type Store } from '../../runtime/index.js';
 import {
   listPolicyDevices,
-  type CacheChange,
   type CommandRules,
   type PolicyDevice,
-  type Store,
-} from '../../runtime/index.js';
+} from './store/authorization/index.js';
 import {
   CACHE_DEFAULTS,
   createInvalidatingCache,

@@ -8,13 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  insertCommandWith,
-  type ApprovalRecord,
-  type CommandActor,
-  type CommandRecord,
-  type StoreHandle,
-} from '../../runtime/index.js';
+import { type StoreHandle } from '../../runtime/index.js';
+import { type CommandActor, type CommandRecord } from '../commands/store/commands/command.js';
+import { insertCommandWith } from '../commands/store/commands/insertCommand.js';
+import { type ApprovalRecord } from './store/approvals/index.js';
 import type { CreateCommand } from '../link/commandTypes.js';
 import type { ResolvedCommand } from './commandVersions.js';
 import type { ApprovalTerms } from './policies.js';

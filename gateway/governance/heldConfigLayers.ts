@@ -9,14 +9,10 @@
  * next one at that moment.
  */
 import { z } from 'zod';
-import {
-  CONFIG_SCOPES,
-  type ApprovalRecord,
-  type CacheChange,
-  type CommandActor,
-  type ConfigLayerRecord,
-  type StoreHandle,
-} from '../../runtime/index.js';
+import { CONFIG_SCOPES, type CacheChange, type StoreHandle } from '../../runtime/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { type ConfigLayerRecord } from '../config/store/configs/configLayer.js';
+import { type ApprovalRecord } from './store/approvals/index.js';
 import { publishLayer, type LayerToPublish } from '../config/publishLayer.js';
 import type { GatewayContext } from '../context.js';
 import type { Keyring } from '../keys.js';

@@ -13,22 +13,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  insertNewBatch,
-  insertNewBroadcast,
-  type BatchSpec,
-  type BroadcastSpec,
-} from '../../actors/index.js';
-import {
-  BATCH_EXECUTION_MODES,
-  RISK_LEVELS,
-  type ApprovalRecord,
-  type BatchRecord,
-  type BroadcastRecord,
-  type CommandActor,
-  type RiskLevel,
-  type StoreHandle,
-} from '../../runtime/index.js';
+import { insertNewBatch, type BatchSpec } from '../fleet/batchHost.js';
+import { insertNewBroadcast, type BroadcastSpec } from '../fleet/broadcastHost.js';
+import { RISK_LEVELS, type RiskLevel, type StoreHandle } from '../../runtime/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { BATCH_EXECUTION_MODES, type BatchRecord } from '../fleet/store/batches/batch.js';
+import { type BroadcastRecord } from '../fleet/store/broadcasts/broadcast.js';
+import { type ApprovalRecord } from './store/approvals/index.js';
 import { targetFilterSchema } from '../fleet/schemas.js';
 import { canonicalCommandType } from './commandRisk.js';
 import type { ResolvedCommand } from './commandVersions.js';

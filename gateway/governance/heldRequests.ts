@@ -13,17 +13,15 @@
  * devices are many or not known yet, so a device-type-scoped one never counts).
  */
 import { z } from 'zod';
-import { batchEvents, bcEvents, stepBatch, stepBroadcast } from '../../actors/index.js';
-import type {
-  ApprovalRecord,
-  BatchRecord,
-  BroadcastRecord,
-  CacheChange,
-  CommandActor,
-  CommandRecord,
-  ConfigLayerRecord,
-  StoreHandle,
-} from '../../runtime/index.js';
+import { batchEvents, bcEvents } from '../../actors/index.js';
+import { stepBatch } from '../fleet/batchHost.js';
+import { stepBroadcast } from '../fleet/broadcastHost.js';
+import type { CacheChange, StoreHandle } from '../../runtime/index.js';
+import type { CommandActor, CommandRecord } from '../commands/store/commands/command.js';
+import type { ConfigLayerRecord } from '../config/store/configs/configLayer.js';
+import type { BatchRecord } from '../fleet/store/batches/batch.js';
+import type { BroadcastRecord } from '../fleet/store/broadcasts/broadcast.js';
+import type { ApprovalRecord } from './store/approvals/index.js';
 import type { GatewayContext } from '../context.js';
 import type { Keyring } from '../keys.js';
 import { Problem } from '../problem.js';

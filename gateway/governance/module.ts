@@ -5,7 +5,7 @@
  * does not depend on these routes being served: the command gate runs wherever commands are
  * created, and the rate limiter in every authenticated route.
  */
-import { ensureSystemRoles } from '../../runtime/index.js';
+import { ensureSystemRoles } from './store/authorization/index.js';
 import type { GatewayContext } from '../context.js';
 import { registerApprovalRoutes } from './approvalRoutes.js';
 import { startApprovalSweeper, type ApprovalSweeper } from './approvalSweeper.js';

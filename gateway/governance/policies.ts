@@ -15,7 +15,8 @@
  * reading when the devices are only picked later.
  */
 import { z } from 'zod';
-import type { AuthorizationPolicyRecord, PolicyDevice, RiskLevel } from '../../runtime/index.js';
+import type { RiskLevel } from '../../runtime/index.js';
+import type { AuthorizationPolicyRecord, PolicyDevice } from './store/authorization/index.js';
 import { deviceIdField, deviceTypeField } from '../fields.js';
 import { canonicalCommandType, riskAtLeast } from './commandRisk.js';
 import { isRiskLevel } from './riskLevel.js';

@@ -3,15 +3,17 @@
  * matching zod schema for the OpenAPI document.
  */
 import { z } from 'zod';
+import type { ApprovalRecord } from './store/approvals/index.js';
 import type {
-  ApprovalRecord,
   AuthorizationPolicyRecord,
-  CommandChangelogRecord,
-  CommandVersionRecord,
-  RateLimitRuleRecord,
   RoleAssignmentRecord,
   RoleRecord,
-} from '../../runtime/index.js';
+} from './store/authorization/index.js';
+import type {
+  CommandChangelogRecord,
+  CommandVersionRecord,
+} from './store/commandVersions/index.js';
+import type { RateLimitRuleRecord } from './store/rateLimits/index.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ConflictError } from '../../runtime/index.js';
 import {
-  ConflictError,
   deleteRateLimitRule,
   getRateLimitRule,
   insertRateLimitRule,
@@ -18,7 +18,7 @@ import {
   RATE_LIMIT_SCOPES,
   updateRateLimitRule,
   type RateLimitRuleFields,
-} from '../../runtime/index.js';
+} from './store/rateLimits/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { policyNameField } from '../fields.js';

@@ -41,14 +41,14 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
+import { type Store } from '../../runtime/index.js';
 import {
   listRateLimitRules,
   purgeRateLimitTracking,
   reserveRateLimit,
   returnRateLimit,
   type RateLimitRuleRecord,
-  type Store,
-} from '../../runtime/index.js';
+} from './store/rateLimits/index.js';
 import type { Principal } from '../auth/principal.js';
 import { Problem } from '../problem.js';
 import { matchesRoute, parseRoutePattern, type RoutePattern } from './routePattern.js';

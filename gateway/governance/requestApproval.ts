@@ -6,14 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  emitWebhookEvent,
-  insertApproval,
-  requestSubject,
-  type ApprovalRecord,
-  type CommandActor,
-  type StoreHandle,
-} from '../../runtime/index.js';
+import { type StoreHandle } from '../../runtime/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { insertApproval, requestSubject, type ApprovalRecord } from './store/approvals/index.js';
+import { emitWebhookEvent } from '../webhooks/store/webhooks/index.js';
 import type { ApprovalTerms } from './policies.js';
 
 /** The fields every held request has besides its `kind` and what it holds. */

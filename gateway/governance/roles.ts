@@ -7,12 +7,9 @@
  * scoped assignment never counts where the command or device is not known (route access, a
  * broadcast to a filter).
  */
-import {
-  listPrincipalRoles,
-  type CommandActor,
-  type RoleAssignmentRecord,
-  type StoreHandle,
-} from '../../runtime/index.js';
+import { type StoreHandle } from '../../runtime/index.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { listPrincipalRoles, type RoleAssignmentRecord } from './store/authorization/index.js';
 import { USER_ROLES } from '../auth/principal.js';
 
 /** Who is asking: an operator (by name and token) or the system (schedules). */

@@ -8,12 +8,12 @@
  * may have left out some of a request's policies: then each request reads alone.
  */
 import { createBatchQueue } from '../../actors/index.js';
+import { type Store } from '../../runtime/index.js';
 import {
   MAX_RULE_POLICIES,
   readCommandRules,
   type CommandRules,
-  type Store,
-} from '../../runtime/index.js';
+} from './store/authorization/index.js';
 
 /** Read the rules for some (canonical) command types. */
 export type RuleReader = (commandTypes: readonly string[]) => Promise<CommandRules>;

@@ -8,16 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { checkJsonSchema, COMMAND_TYPES, ConflictError } from '../../runtime/index.js';
 import {
-  checkJsonSchema,
-  COMMAND_TYPES,
-  ConflictError,
   deprecateCommandVersion,
   insertCommandVersion,
   listCommandChangelog,
   listCommandVersions,
   lockCommandType,
-} from '../../runtime/index.js';
+} from './store/commandVersions/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';

@@ -9,7 +9,9 @@
  * ack left it PENDING for good (the device does not send a refused ack again). Nothing of
  * the number is stored, logged or echoed.
  */
-import { findClearPan, type CommandAck, type CommandRecord } from '../../runtime/index.js';
+import { findClearPan } from '../../runtime/index.js';
+import { type CommandAck } from '../commands/store/commands/ackCommands.js';
+import { type CommandRecord } from '../commands/store/commands/command.js';
 import type { GatewayContext } from '../context.js';
 import { Problem } from '../problem.js';
 import type { CommandGroups } from './commandGroups.js';

@@ -13,7 +13,7 @@
  * work. Nothing here is durable: whoever listens must also reconcile from the database
  * (the fleet driver's periodic pass does), since an ack may land on another gateway.
  */
-import type { CommandRecord } from '../../runtime/index.js';
+import type { CommandRecord } from '../commands/store/commands/command.js';
 
 /** The command event bus of one gateway. */
 export interface CommandEvents {

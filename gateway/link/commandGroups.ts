@@ -4,7 +4,7 @@
  * or a batch waking thousands of sockets lands here — device polls, and the resume after a
  * reconnect, a whole fleet's after a gateway restart) are queued, and what arrives while a
  * group is being written goes to the database together in the next one: one statement per
- * group and kind instead of one per device message (runtime/store/commands/insertCommand.ts,
+ * group and kind instead of one per device message (gateway/commands/store/commands/insertCommand.ts,
  * ackCommands.ts, deliverCommands.ts, redeliverCommands.ts). There is no timer: an idle
  * queue writes on the next turn of the event loop, so a lone ack waits for nothing, and
  * under load the window is the time the groups in flight take — groups grow with the load by
@@ -19,19 +19,19 @@
  * written again one item at a time, so only the item at fault fails.
  */
 import { createBatchQueue } from '../../actors/index.js';
+import { type Store } from '../../runtime/index.js';
 import {
   ackCommands,
-  deliverToDevices,
-  insertCommands,
-  redeliverToDevices,
   type AckOutcome,
   type AckRequest,
-  type CommandActor,
-  type CommandCreation,
-  type CommandRecord,
+} from '../commands/store/commands/ackCommands.js';
+import { type CommandActor, type CommandRecord } from '../commands/store/commands/command.js';
+import {
+  deliverToDevices,
   type DeliveryRequest,
-  type Store,
-} from '../../runtime/index.js';
+} from '../commands/store/commands/deliverCommands.js';
+import { insertCommands, type CommandCreation } from '../commands/store/commands/insertCommand.js';
+import { redeliverToDevices } from '../commands/store/commands/redeliverCommands.js';
 
 /** The command plane's group commit (see the module comment). */
 export interface CommandGroups {

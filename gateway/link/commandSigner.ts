@@ -12,7 +12,8 @@
  * whose signed content changed is signed again.
  */
 import { createHash } from 'node:crypto';
-import { commandSignedText, type CommandRecord } from '../../runtime/index.js';
+import { commandSignedText } from '../../runtime/index.js';
+import { type CommandRecord } from '../commands/store/commands/command.js';
 import type { Keyring } from '../keys.js';
 import { commandJson } from './present.js';
 

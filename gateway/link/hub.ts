@@ -25,17 +25,16 @@
 import { randomUUID } from 'node:crypto';
 import { Gauge, Histogram } from 'prom-client';
 import type { WebSocket } from 'ws';
+import { notifyCommands, withAdvisoryLock } from '../../runtime/index.js';
 import {
-  expireCommands,
-  listNewlyDueDevices,
-  listStaleDevices,
-  notifyCommands,
-  retryUnackedCommands,
   SYSTEM_ACTOR,
-  withAdvisoryLock,
   type CommandActor,
   type CommandRecord,
-} from '../../runtime/index.js';
+} from '../commands/store/commands/command.js';
+import { expireCommands } from '../commands/store/commands/expireCommands.js';
+import { listNewlyDueDevices } from '../commands/store/commands/listNewlyDueDevices.js';
+import { retryUnackedCommands } from '../commands/store/commands/retryUnackedCommands.js';
+import { listStaleDevices } from '../devices/store/deviceStatus/listStaleDevices.js';
 import type { GatewayContext } from '../context.js';
 import { createCommandGroups, type CommandGroups } from './commandGroups.js';
 import { createCommandSigner, type CommandSigner } from './commandSigner.js';

@@ -2,7 +2,7 @@
  * Presence written behind: the device sessions of one gateway report connects, disconnects
  * and signs of life here, and the sweep its stale devices; every `flushEveryMs` (250 ms by
  * default) the queued events of up to `maxDevices` devices are applied in ONE transaction
- * (actors/device/host.ts: rows locked by one statement in id order, snapshots advanced in
+ * (gateway/fleet/deviceHost.ts: rows locked by one statement in id order, snapshots advanced in
  * JS, rows written by one statement, webhook events inserted by one). A reconnect storm of
  * 10,000 devices was 20,000 transactions on the handshake's path; now it is a few dozen off
  * it, and a handshake waits for no database write.
@@ -26,7 +26,8 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
-import { applyDeviceEventBatch, devEvents, type QueuedDeviceEvent } from '../../actors/index.js';
+import { devEvents } from '../../actors/index.js';
+import { applyDeviceEventBatch, type QueuedDeviceEvent } from '../fleet/deviceHost.js';
 import type { Store } from '../../runtime/index.js';
 
 /** Longest wait before a failed flush is tried again. */

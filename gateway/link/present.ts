@@ -1,6 +1,7 @@
 /** Commands as the API and the socket show them: snake_case, ISO 8601 times. */
 import { z } from 'zod';
-import { COMMAND_STATUSES, type CommandRecord } from '../../runtime/index.js';
+import { COMMAND_STATUSES } from '../../runtime/index.js';
+import { type CommandRecord } from '../commands/store/commands/command.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -28,11 +28,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import {
-  SOCKET_PROOF_VERSION,
-  verifySocketProof,
-  type CommandRecord,
-} from '../../runtime/index.js';
+import { SOCKET_PROOF_VERSION, verifySocketProof } from '../../runtime/index.js';
+import { type CommandRecord } from '../commands/store/commands/command.js';
 import { verifyDeviceSecret } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
 import { jsonDepth, MAX_DEPTH } from '../jsonBody.js';

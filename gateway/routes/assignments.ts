@@ -7,16 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  ASSIGNMENT_TYPES,
-  ConflictError,
-  deleteAssignment,
-  getDevice,
-  getPolicy,
-  insertAssignment,
-  listAssignments,
-  type AssignmentRecord,
-} from '../../runtime/index.js';
+import { ASSIGNMENT_TYPES, ConflictError } from '../../runtime/index.js';
+import { type AssignmentRecord } from '../config/store/assignments/assignment.js';
+import { deleteAssignment } from '../config/store/assignments/deleteAssignment.js';
+import { insertAssignment } from '../config/store/assignments/insertAssignment.js';
+import { listAssignments } from '../config/store/assignments/listAssignments.js';
+import { getPolicy } from '../config/store/policies/getPolicy.js';
+import { getDevice } from '../devices/store/devices/getDevice.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { deviceIdField, deviceParams, jsonObjectField, policyNameField } from '../fields.js';

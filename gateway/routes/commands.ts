@@ -1,5 +1,5 @@
 /**
- * Cloud-to-device commands (docs/architecture.md#cloud-and-edge; lifecycle in runtime/store/commands/command.ts):
+ * Cloud-to-device commands (docs/architecture.md#cloud-and-edge; lifecycle in gateway/commands/store/commands/command.ts):
  *
  * - `POST /api/v1/devices/{id}/commands` — an operator creates one (typed payloads:
  *   link/commandTypes.ts); it is pushed at once if the device's socket is open on any
@@ -16,7 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { COMMAND_STATUSES, findClearPan, listCommands } from '../../runtime/index.js';
+import { COMMAND_STATUSES, findClearPan } from '../../runtime/index.js';
+import { listCommands } from '../commands/store/commands/listCommands.js';
 import { requireDeviceOrRole } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { gateDeviceCommand } from '../governance/deviceCommandGate.js';

@@ -12,23 +12,21 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { ConflictError, DEVICE_STATUSES, verifyRequestSignature } from '../../runtime/index.js';
+import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
+import { deleteDevice } from '../devices/store/devices/deleteDevice.js';
+import { type DeviceRecord } from '../devices/store/devices/device.js';
+import { getDevice } from '../devices/store/devices/getDevice.js';
+import { insertDevice } from '../devices/store/devices/insertDevice.js';
+import { listDevices } from '../devices/store/devices/listDevices.js';
+import { recordDeviceMetrics } from '../devices/store/devices/recordDeviceMetrics.js';
 import {
-  appendCommandAudit,
-  ConflictError,
-  consumeRegistrationKey,
-  DEVICE_STATUSES,
-  deleteDevice,
-  getDevice,
   getDeviceSecret,
-  insertDevice,
-  listDevices,
-  recordDeviceMetrics,
   rotateDeviceSecret,
-  updateDevice,
-  verifyRequestSignature,
-  type CommandActor,
-  type DeviceRecord,
-} from '../../runtime/index.js';
+} from '../devices/store/devices/rotateDeviceSecret.js';
+import { updateDevice } from '../devices/store/devices/updateDevice.js';
+import { consumeRegistrationKey } from '../devices/store/registrationKeys/consumeRegistrationKey.js';
 import { authenticate } from '../auth/authenticate.js';
 import {
   credentialHash,

@@ -11,18 +11,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  addPolicyVersion,
-  ConflictError,
-  deletePolicy,
-  getPolicy,
-  insertPolicy,
-  listPolicies,
-  listPolicyVersions,
-  POLICY_TYPES,
-  setPolicyEnabled,
-  type PolicyRecord,
-} from '../../runtime/index.js';
+import { ConflictError, POLICY_TYPES } from '../../runtime/index.js';
+import { addPolicyVersion } from '../config/store/policies/addPolicyVersion.js';
+import { deletePolicy } from '../config/store/policies/deletePolicy.js';
+import { getPolicy } from '../config/store/policies/getPolicy.js';
+import { insertPolicy } from '../config/store/policies/insertPolicy.js';
+import { listPolicies } from '../config/store/policies/listPolicies.js';
+import { listPolicyVersions } from '../config/store/policies/listPolicyVersions.js';
+import { type PolicyRecord } from '../config/store/policies/policy.js';
+import { setPolicyEnabled } from '../config/store/policies/setPolicyEnabled.js';
 import type { Principal } from '../auth/principal.js';
 import type { GatewayContext } from '../context.js';
 import { policyNameField, versionQueryField } from '../fields.js';

@@ -7,12 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  insertRegistrationKey,
-  listRegistrationKeys,
-  revokeRegistrationKey,
-  type RegistrationKeyRecord,
-} from '../../runtime/index.js';
+import { insertRegistrationKey } from '../devices/store/registrationKeys/insertRegistrationKey.js';
+import { listRegistrationKeys } from '../devices/store/registrationKeys/listRegistrationKeys.js';
+import { type RegistrationKeyRecord } from '../devices/store/registrationKeys/registrationKey.js';
+import { revokeRegistrationKey } from '../devices/store/registrationKeys/revokeRegistrationKey.js';
 import { credentialHash, newRegistrationKey } from '../auth/credentials.js';
 import type { GatewayContext } from '../context.js';
 import { deviceTypeField, isoOrNull } from '../fields.js';

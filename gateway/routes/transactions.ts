@@ -28,16 +28,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { applyDeviceEvent, devEvents } from '../../actors/index.js';
+import { devEvents } from '../../actors/index.js';
+import { applyDeviceEvent } from '../fleet/deviceHost.js';
 import {
-  insertSafTransactions,
   MAX_SAF_BATCH,
   MAX_SAF_RECORD_BYTES,
   safRecordSchema,
   verifySigningText,
-  type NewSafTransaction,
   type SafRecord,
 } from '../../runtime/index.js';
+import {
+  insertSafTransactions,
+  type NewSafTransaction,
+} from '../devices/store/saf/insertSafTransactions.js';
 import type { GatewayContext } from '../context.js';
 import { route } from '../route.js';
 import {

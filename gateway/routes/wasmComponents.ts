@@ -20,7 +20,6 @@
  */
 import { z } from 'zod';
 import {
-  appendCommandAudit,
   getWasmComponent,
   listWasmComponents,
   readWasmComponentBytes,
@@ -28,6 +27,7 @@ import {
   WasmError,
   type WasmComponent,
 } from '../../runtime/index.js';
+import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
 import { auditActor } from '../auditActor.js';
 import { columnString } from '../columnFields.js';
 import type { GatewayContext } from '../context.js';

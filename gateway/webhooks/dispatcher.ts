@@ -1,6 +1,6 @@
 /**
  * The webhook dispatcher of one gateway. Every pass it claims the due head delivery of each
- * active registration (runtime/store/webhooks/claimWebhookDeliveries.ts: FOR UPDATE SKIP
+ * active registration (gateway/webhooks/store/webhooks/claimWebhookDeliveries.ts: FOR UPDATE SKIP
  * LOCKED and a lease, so any number of gateways can run this side by side and a
  * registration still has one request in flight at a time, in sequence order), sends them
  * concurrently, and records each outcome:
@@ -22,19 +22,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Counter } from 'prom-client';
+import { createBackgroundLoop, guardedFetch, refusalIn, toError } from '../../runtime/index.js';
+import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
+import { SYSTEM_ACTOR } from '../commands/store/commands/command.js';
 import {
-  appendCommandAudit,
   claimWebhookDeliveries,
-  createBackgroundLoop,
-  guardedFetch,
-  refusalIn,
   recordWebhookAttempt,
-  SYSTEM_ACTOR,
-  toError,
   type AttemptOutcome,
   type ClaimedDelivery,
   type WebhookAttempt,
-} from '../../runtime/index.js';
+} from './store/webhooks/index.js';
 import type { GatewayContext } from '../context.js';
 import { signWebhookPayload, WEBHOOK_HEADERS } from './signature.js';
 

@@ -4,13 +4,13 @@
  * secret: only the create and rotate answers carry it, once.
  */
 import { z } from 'zod';
+import { WEBHOOK_DELIVERY_STATUSES } from '../../runtime/index.js';
 import {
-  WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_KINDS,
   type DeliveryCounts,
   type DeliveryRecord,
   type WebhookRecord,
-} from '../../runtime/index.js';
+} from './store/webhooks/index.js';
 import { isoOrNull } from '../fields.js';
 
 /** The JSON form of a registration (no secret). */

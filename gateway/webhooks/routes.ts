@@ -8,8 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { WEBHOOK_DELIVERY_STATUSES, type StoreHandle } from '../../runtime/index.js';
+import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
+import { type CommandActor } from '../commands/store/commands/command.js';
 import {
-  appendCommandAudit,
   countWebhookDeliveries,
   deleteWebhook,
   getWebhook,
@@ -19,11 +21,8 @@ import {
   listWebhooks,
   redeliverWebhookDelivery,
   updateWebhook,
-  WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_KINDS,
-  type CommandActor,
-  type StoreHandle,
-} from '../../runtime/index.js';
+} from './store/webhooks/index.js';
 import { auditActor } from '../auditActor.js';
 import type { GatewayContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../fleet/cursor.js';

@@ -9,7 +9,8 @@
  * elsewhere over the cloud database passes `onSettled: workflowWebhookHook()` to emit too.
  */
 import type { SettledHook } from '../../actors/index.js';
-import { emitWebhookEvent, type WorkflowStatus } from '../../runtime/index.js';
+import { type WorkflowStatus } from '../../runtime/index.js';
+import { emitWebhookEvent } from './store/webhooks/index.js';
 
 const KIND: Partial<Record<WorkflowStatus, 'workflow.completed' | 'workflow.failed'>> = {
   COMPLETED: 'workflow.completed',

@@ -6,6 +6,7 @@
  */
 export {
   contentChecksum,
+  DEVICE_CONFIG_NAME,
   documentEtag,
   SIGNED_DOCUMENT_TYPES,
   signedText,

@@ -30,6 +30,12 @@ export const SIGNED_DOCUMENT_TYPES = {
 /** A signed document's `type`. */
 export type SignedDocumentType = keyof typeof SIGNED_DOCUMENT_TYPES;
 
+/**
+ * The name the device configuration goes by on both tiers: the cloud's
+ * `device_configs.config_name` of its layers, the terminal's `device_config_cache` entry.
+ */
+export const DEVICE_CONFIG_NAME = 'device';
+
 const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The checksum of a content member: SHA-256 (hex) of its canonical JSON. */

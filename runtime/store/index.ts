@@ -1,6 +1,8 @@
 /**
  * Persistence: one Kysely query layer over PostgreSQL, PGlite and SQLite, with small
- * operations grouped by concern.
+ * operations grouped by concern — the engine's tables (workflows, tasks, timers, audit,
+ * schedules…) and the terminal's. The cloud-only tables' operations live beside the gateway
+ * features that use them (`gateway/<feature>/store`).
  */
 export { executeCached } from './cachedQuery.js';
 export type { Codec } from './codec.js';
@@ -113,112 +115,11 @@ export { listWasmComponents } from './wasm/listWasmComponents.js';
 export { putCachedWasm } from './wasm/putCachedWasm.js';
 export { getCachedWasm, touchCachedWasm } from './wasm/getCachedWasm.js';
 export { listCachedWasm, type CachedWasm } from './wasm/listCachedWasm.js';
-export { DEVICE_COLUMNS, type DeviceRecord } from './devices/device.js';
-export { insertDevice, type NewDevice } from './devices/insertDevice.js';
-export { getDevice } from './devices/getDevice.js';
-export {
-  getDevicesCredentials,
-  type SealedDeviceCredentials,
-} from './devices/getDeviceCredentials.js';
-export { listDevices, type DeviceFilter } from './devices/listDevices.js';
-export { updateDevice, type DeviceChanges } from './devices/updateDevice.js';
-export { deleteDevice } from './devices/deleteDevice.js';
-export {
-  getDeviceSecret,
-  rotateDeviceSecret,
-  type SecretRotation,
-} from './devices/rotateDeviceSecret.js';
-export { recordDeviceMetrics, type DeviceMetricsReport } from './devices/recordDeviceMetrics.js';
-export type { RegistrationKeyRecord } from './registrationKeys/registrationKey.js';
-export {
-  insertRegistrationKey,
-  type NewRegistrationKey,
-} from './registrationKeys/insertRegistrationKey.js';
-export { listRegistrationKeys } from './registrationKeys/listRegistrationKeys.js';
-export { revokeRegistrationKey } from './registrationKeys/revokeRegistrationKey.js';
-export { consumeRegistrationKey } from './registrationKeys/consumeRegistrationKey.js';
-export { DEVICE_CONFIG_NAME, type ConfigLayerRecord } from './configs/configLayer.js';
-export { publishConfig, type LayerStamp, type NewConfigLayer } from './configs/publishConfig.js';
-export { getConfigLayer } from './configs/getConfigLayer.js';
-export { getDeviceConfigLayers } from './configs/getDeviceConfigLayers.js';
-export type { PolicyRecord } from './policies/policy.js';
-export { insertPolicy, type NewPolicy } from './policies/insertPolicy.js';
-export { addPolicyVersion, type PolicyRevision } from './policies/addPolicyVersion.js';
-export { getPolicy } from './policies/getPolicy.js';
-export { listPolicies, type PolicyFilter } from './policies/listPolicies.js';
-export { listPolicyVersions } from './policies/listPolicyVersions.js';
-export { setPolicyEnabled } from './policies/setPolicyEnabled.js';
-export { deletePolicy } from './policies/deletePolicy.js';
-export { selectFraudPolicies, type FraudPolicySelection } from './policies/selectFraudPolicies.js';
-export type { AssignmentRecord } from './assignments/assignment.js';
-export { insertAssignment, type NewAssignment } from './assignments/insertAssignment.js';
-export { listAssignments } from './assignments/listAssignments.js';
-export { deleteAssignment } from './assignments/deleteAssignment.js';
-export {
-  insertSafTransactions,
-  type NewSafTransaction,
-  type SafBatchResult,
-  type SafInsertOutcome,
-} from './saf/insertSafTransactions.js';
-export { findSequenceGaps, type SequenceGap } from './saf/findSequenceGaps.js';
 export {
   EDGE_SUMMARY_SOURCE,
   storeEdgeSummaries,
   type SummaryOutcome,
 } from './workflows/storeEdgeSummaries.js';
-export { lockDeviceStatus, type LockedDeviceStatus } from './deviceStatus/lockDeviceStatus.js';
-export { saveDeviceStatus, type DeviceStatusChange } from './deviceStatus/saveDeviceStatus.js';
-export {
-  lockDeviceStatuses,
-  type LockedDevicePresence,
-} from './deviceStatus/lockDeviceStatuses.js';
-export { saveDeviceStatuses, type DeviceStatusRow } from './deviceStatus/saveDeviceStatuses.js';
-export { listStaleDevices } from './deviceStatus/listStaleDevices.js';
-export {
-  COMMAND_AUDIT_EVENTS,
-  CONTROL_AUDIT_EVENTS,
-  type ControlAuditEvent,
-  EXPIRED_ERROR,
-  MAX_RETRIES_ERROR,
-  SYSTEM_ACTOR,
-  type CommandActor,
-  type CommandAuditEvent,
-  type CommandRecord,
-} from './commands/command.js';
-export {
-  insertCommand,
-  insertCommands,
-  insertCommandWith,
-  type CommandCreation,
-  type NewCommand,
-} from './commands/insertCommand.js';
-export { appendCommandAudit, type CommandAuditEntry } from './commands/appendCommandAudit.js';
-export {
-  deliverCommands,
-  deliverToDevices,
-  type DeliveryChannel,
-  type DeliveryRequest,
-} from './commands/deliverCommands.js';
-export {
-  redeliverCommands,
-  redeliverToDevices,
-  type RedeliveryRequest,
-} from './commands/redeliverCommands.js';
-export {
-  ackCommand,
-  ackCommands,
-  type AckOutcome,
-  type AckRequest,
-  type CommandAck,
-} from './commands/ackCommands.js';
-export { listCommands, type CommandFilter } from './commands/listCommands.js';
-export { expireCommands, type ExpiredCommand } from './commands/expireCommands.js';
-export {
-  retryUnackedCommands,
-  type RetriedCommand,
-  type RetryBackoff,
-} from './commands/retryUnackedCommands.js';
-export { listNewlyDueDevices } from './commands/listNewlyDueDevices.js';
 export {
   COMMANDS_CHANNEL,
   notifyCommands,
@@ -231,100 +132,9 @@ export {
   parseChange,
   type CacheChange,
 } from './postgres/changeNotifications.js';
-export { rememberNonce } from './nonces/rememberNonce.js';
-export { rememberNonces, type UsedNonce } from './nonces/rememberNonces.js';
-export { listNonces } from './nonces/listNonces.js';
 export {
   createChannelListener,
   type ChannelHandlers,
   type ChannelListener,
   type ChannelListenerOptions,
 } from './postgres/listenChannel.js';
-export {
-  listenForNonces,
-  notifyNonces,
-  NONCES_CHANNEL,
-  type NonceListenerOptions,
-} from './postgres/nonceNotifications.js';
-export { purgeNonces } from './nonces/purgeNonces.js';
-export {
-  CANCELLED_ERROR,
-  cancelPendingCommands,
-  type CancelledCommand,
-  type CancelScope,
-} from './commands/cancelPendingCommands.js';
-export {
-  BATCH_EXECUTION_MODES,
-  type BatchExecutionMode,
-  type BatchRecord,
-} from './batches/batch.js';
-export { insertBatch, type NewBatch } from './batches/insertBatch.js';
-export { getBatch } from './batches/getBatch.js';
-export { lockBatch } from './batches/lockBatch.js';
-export { saveBatch, type BatchChanges } from './batches/saveBatch.js';
-export { listActiveBatchIds, listBatches, type BatchFilter } from './batches/listBatches.js';
-export {
-  insertBatchCommands,
-  type BatchCommandsInserted,
-  type NewBatchCommand,
-} from './batches/insertBatchCommands.js';
-export { listBatchCommandStatuses } from './batches/listBatchCommandStatuses.js';
-export type { BroadcastRecord } from './broadcasts/broadcast.js';
-export { type DeviceTargetFilter } from './broadcasts/deviceFilter.js';
-export { countTargetDevices } from './broadcasts/countTargetDevices.js';
-export {
-  launchBroadcastPhase,
-  type BroadcastPhaseLaunch,
-} from './broadcasts/launchBroadcastPhase.js';
-export {
-  countBroadcastCommands,
-  type BroadcastCommandCount,
-} from './broadcasts/countBroadcastCommands.js';
-export { insertBroadcast, type NewBroadcast } from './broadcasts/insertBroadcast.js';
-export { getBroadcast } from './broadcasts/getBroadcast.js';
-export { lockBroadcast } from './broadcasts/lockBroadcast.js';
-export { saveBroadcast, type BroadcastChanges } from './broadcasts/saveBroadcast.js';
-export {
-  listActiveBroadcastIds,
-  listBroadcasts,
-  type BroadcastFilter,
-} from './broadcasts/listBroadcasts.js';
-export {
-  listBroadcastDevices,
-  type BroadcastDeviceFilter,
-  type BroadcastDeviceOutcome,
-} from './broadcasts/listBroadcastDevices.js';
-export type { TemplateRecord } from './templates/template.js';
-export { insertTemplate, type NewTemplate } from './templates/insertTemplate.js';
-export { getTemplate } from './templates/getTemplate.js';
-export { listTemplates, type TemplateFilter } from './templates/listTemplates.js';
-export type { CommandScheduleRecord } from './commandSchedules/commandSchedule.js';
-export {
-  insertCommandSchedule,
-  type NewCommandSchedule,
-} from './commandSchedules/insertCommandSchedule.js';
-export { getCommandSchedule } from './commandSchedules/getCommandSchedule.js';
-export {
-  listCommandSchedules,
-  listDueCommandSchedules,
-  type CommandScheduleFilter,
-} from './commandSchedules/listCommandSchedules.js';
-export {
-  setCommandScheduleStatus,
-  type CommandScheduleStatusChange,
-} from './commandSchedules/setCommandScheduleStatus.js';
-export { claimScheduleRun, type ScheduleAdvance } from './commandSchedules/claimScheduleRun.js';
-export {
-  insertScheduleExecution,
-  listScheduleExecutions,
-  type ScheduleExecutionRecord,
-  type ScheduleExecutionStatus,
-} from './commandSchedules/scheduleExecutions.js';
-export { findMissingDevices } from './devices/findMissingDevices.js';
-export * from './commandVersions/index.js';
-export * from './authorization/index.js';
-export * from './approvals/index.js';
-export * from './rateLimits/index.js';
-export * from './webhooks/index.js';
-export * from './commandAudit/index.js';
-export * from './retention/index.js';

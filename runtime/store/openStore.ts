@@ -1,5 +1,8 @@
-/** Open a store for any {@link StoreTarget}. */
-import { openPostgresStore, type PostgresStoreOptions } from './postgres/openPostgresStore.js';
+/**
+ * Open a store for any {@link StoreTarget}. The PostgreSQL and PGlite drivers are loaded
+ * when a store of theirs is opened, so a terminal on SQLite never loads `pg` or PGlite.
+ */
+import type { PostgresStoreOptions } from './postgres/openPostgresStore.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/openSqliteStore.js';
 import type { Store } from './store.js';
 import { parseStoreTarget, type StoreTarget } from './target.js';
@@ -17,8 +20,10 @@ export async function openStore(
 ): Promise<Store> {
   const parsed = typeof target === 'string' ? parseStoreTarget(target) : target;
   switch (parsed.kind) {
-    case 'postgres':
+    case 'postgres': {
+      const { openPostgresStore } = await import('./postgres/openPostgresStore.js');
       return openPostgresStore(parsed.url, options.postgres);
+    }
     case 'pglite': {
       // PGlite is an optional dependency: loaded only when a `pglite:` store is opened
       const { openPgliteStore } = await import('./pglite/openPgliteStore.js');

@@ -12,9 +12,9 @@ import type { RetentionJob } from '../../gateway/audit/retentionJob.js';
 import { auditRoutes } from '../../gateway/audit/module.js';
 import {
   appendCommandAudit,
-  type CommandActor,
   type CommandAuditEntry,
-} from '../../runtime/index.js';
+} from '../../gateway/commands/store/commands/appendCommandAudit.js';
+import { type CommandActor } from '../../gateway/commands/store/commands/command.js';
 import { testClock } from '../support/device.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';

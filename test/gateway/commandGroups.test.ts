@@ -9,15 +9,12 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSharedRuleReads } from '../../gateway/governance/sharedRuleReads.js';
 import { createCommandGroups } from '../../gateway/link/commandGroups.js';
-import {
-  ackCommands,
-  deliverToDevices,
-  insertCommand,
-  readCommandRules,
-  type AckRequest,
-  type CommandActor,
-  type Store,
-} from '../../runtime/index.js';
+import { type Store } from '../../runtime/index.js';
+import { ackCommands, type AckRequest } from '../../gateway/commands/store/commands/ackCommands.js';
+import { type CommandActor } from '../../gateway/commands/store/commands/command.js';
+import { deliverToDevices } from '../../gateway/commands/store/commands/deliverCommands.js';
+import { insertCommand } from '../../gateway/commands/store/commands/insertCommand.js';
+import { readCommandRules } from '../../gateway/governance/store/authorization/index.js';
 import { CLOUD_DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
 
 const OPERATOR: CommandActor = { actor: 'alice', role: 'operator' };

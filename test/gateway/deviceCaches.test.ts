@@ -23,7 +23,11 @@ import {
 } from '../../gateway/index.js';
 import { createCredentialCache } from '../../gateway/auth/credentialCache.js';
 import { registerConfigRoutes } from '../../gateway/config/routes.js';
-import { getDeviceSecret, openStore, rotateDeviceSecret, type Store } from '../../runtime/index.js';
+import { openStore, type Store } from '../../runtime/index.js';
+import {
+  getDeviceSecret,
+  rotateDeviceSecret,
+} from '../../gateway/devices/store/devices/rotateDeviceSecret.js';
 import { runCli } from '../support/cli.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';

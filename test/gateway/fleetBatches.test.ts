@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceAuthHeaders } from '../../gateway/index.js';
-import { expireCommands, SYSTEM_ACTOR } from '../../runtime/index.js';
+import { SYSTEM_ACTOR } from '../../gateway/commands/store/commands/command.js';
+import { expireCommands } from '../../gateway/commands/store/commands/expireCommands.js';
 import { testClock } from '../support/device.js';
 import { json, onlineDevice, startFleetGateway, type FleetGateway } from '../support/fleet.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';

@@ -12,7 +12,8 @@ import { createGateway, type Gateway } from '../../gateway/index.js';
 import type { FleetDriver } from '../../gateway/fleet/driver.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
 import { fleetRoutes } from '../../gateway/fleet/module.js';
-import { expireCommands, SYSTEM_ACTOR } from '../../runtime/index.js';
+import { SYSTEM_ACTOR } from '../../gateway/commands/store/commands/command.js';
+import { expireCommands } from '../../gateway/commands/store/commands/expireCommands.js';
 import { testClock, type DeviceSocket } from '../support/device.js';
 import {
   json,

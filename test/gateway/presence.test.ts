@@ -18,7 +18,8 @@ import {
   type PresenceWriter,
 } from '../../gateway/link/presence.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { insertWebhook, type Store } from '../../runtime/index.js';
+import { type Store } from '../../runtime/index.js';
+import { insertWebhook } from '../../gateway/webhooks/store/webhooks/index.js';
 import { connectDevice } from '../support/device.js';
 import { startTestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS, openWithSchema, rawExec, type TestStore } from '../support/stores.js';

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { insertCommandWith, openStore, type Store } from '../../runtime/index.js';
+import { openStore, type Store } from '../../runtime/index.js';
+import { insertCommandWith } from '../../gateway/commands/store/commands/insertCommand.js';
 import {
   connectDevice,
   legacySocketHeaders,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalSweeper } from '../../gateway/governance/approvalSweeper.js';
 import { governanceRoutes } from '../../gateway/governance/module.js';
-import { insertWebhook } from '../../runtime/index.js';
+import { insertWebhook } from '../../gateway/webhooks/store/webhooks/index.js';
 import type { TestClock } from './device.js';
 import { startFleetGateway, type FleetGateway } from './fleet.js';
 import type { TestDialect } from './stores.js';

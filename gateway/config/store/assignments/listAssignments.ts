@@ -1,0 +1,22 @@
+import { translateDriverError } from '../../../../runtime/index.js';
+import type { StoreHandle } from '../../../../runtime/index.js';
+import { rowToAssignment, type AssignmentRecord } from './assignment.js';
+
+/** A device's assignments, by type and target. */
+export async function listAssignments(
+  h: StoreHandle,
+  deviceId: string,
+): Promise<AssignmentRecord[]> {
+  try {
+    const rows = await h.db
+      .selectFrom('device_assignments')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .orderBy('assignment_type')
+      .orderBy('target_id')
+      .execute();
+    return rows.map((row) => rowToAssignment(h.codec, row));
+  } catch (error) {
+    throw translateDriverError(error, `list assignments of device ${deviceId}`);
+  }
+}

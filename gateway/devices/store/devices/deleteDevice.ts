@@ -1,0 +1,25 @@
+import { translateDriverError } from '../../../../runtime/index.js';
+import type { StoreHandle } from '../../../../runtime/index.js';
+
+/**
+ * Remove a device: its commands and assignments go with it (foreign-key cascades), and so do
+ * the configuration layers published for it alone, so a later device registered under the
+ * same id starts clean. Store-and-forward records stay (settlement outlives the device). Run
+ * it inside a transaction. False when there is no such device.
+ */
+export async function deleteDevice(h: StoreHandle, deviceId: string): Promise<boolean> {
+  try {
+    await h.db
+      .deleteFrom('device_configs')
+      .where('scope', '=', 'device')
+      .where('scope_key', '=', deviceId)
+      .execute();
+    const r = await h.db
+      .deleteFrom('edge_devices')
+      .where('device_id', '=', deviceId)
+      .executeTakeFirst();
+    return r.numDeletedRows > 0n;
+  } catch (error) {
+    throw translateDriverError(error, `delete device ${deviceId}`);
+  }
+}

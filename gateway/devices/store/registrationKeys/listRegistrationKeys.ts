@@ -1,0 +1,22 @@
+import { translateDriverError } from '../../../../runtime/index.js';
+import type { StoreHandle } from '../../../../runtime/index.js';
+import {
+  REGISTRATION_KEY_COLUMNS,
+  rowToRegistrationKey,
+  type RegistrationKeyRecord,
+} from './registrationKey.js';
+
+/** Every registration key, newest first (revoked and expired ones included). */
+export async function listRegistrationKeys(h: StoreHandle): Promise<RegistrationKeyRecord[]> {
+  try {
+    const rows = await h.db
+      .selectFrom('registration_keys')
+      .select(REGISTRATION_KEY_COLUMNS)
+      .orderBy('created_at', 'desc')
+      .orderBy('key_id')
+      .execute();
+    return rows.map((row) => rowToRegistrationKey(h.codec, row));
+  } catch (error) {
+    throw translateDriverError(error, 'list registration keys');
+  }
+}

@@ -1,0 +1,19 @@
+import { translateDriverError } from '../../../../runtime/index.js';
+import type { StoreHandle } from '../../../../runtime/index.js';
+
+/** The status of every command batch `batchId` has created, by command id. */
+export async function listBatchCommandStatuses(
+  h: StoreHandle,
+  batchId: string,
+): Promise<Map<string, string>> {
+  try {
+    const rows = await h.db
+      .selectFrom('device_commands')
+      .select(['command_id', 'status'])
+      .where('batch_id', '=', batchId)
+      .execute();
+    return new Map(rows.map((r) => [r.command_id, r.status]));
+  } catch (error) {
+    throw translateDriverError(error, `list commands of batch ${batchId}`);
+  }
+}

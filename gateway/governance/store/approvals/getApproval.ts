@@ -1,0 +1,32 @@
+import { translateDriverError } from '../../../../runtime/index.js';
+import type { StoreHandle } from '../../../../runtime/index.js';
+import { rowToApproval, type ApprovalRecord } from './approval.js';
+
+/**
+ * Approval `approvalId` with its responses, or undefined. With `lock`, the approval row is
+ * locked FOR UPDATE until the caller's transaction ends, so decisions on one approval are
+ * taken one at a time across every gateway.
+ */
+export async function getApproval(
+  h: StoreHandle,
+  approvalId: string,
+  lock = false,
+): Promise<ApprovalRecord | undefined> {
+  try {
+    let query = h.db
+      .selectFrom('command_approvals')
+      .selectAll()
+      .where('approval_id', '=', approvalId);
+    if (lock) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
+    if (!row) return undefined;
+    const responses = await h.db
+      .selectFrom('approval_responses')
+      .selectAll()
+      .where('approval_id', '=', approvalId)
+      .execute();
+    return rowToApproval(h.codec, row, responses);
+  } catch (error) {
+    throw translateDriverError(error, `read approval ${approvalId}`);
+  }
+}
