@@ -4,16 +4,14 @@
  * registers, and check that `--version` / `--help` / `validate` leave the heavy modules
  * (engine runtime, database drivers, servers) unloaded, in a fresh process.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, COMMANDS } from '../../bin/cli.js';
 import type { CliIo } from '../../bin/io.js';
 import { runCli } from '../support/cli.js';
+import { moduleLoads } from '../support/moduleLoads.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const silent: CliIo = {
@@ -59,48 +57,14 @@ describe('lazy command registration', () => {
   });
 
   it('loads no engine, driver or server for --version and --help', () => {
-    // a fresh process through the checkout's launcher, with a resolve hook that records
-    // every module it loads
-    const dir = mkdtempSync(join(tmpdir(), 'saffron-loads-'));
-    try {
-      writeFileSync(
-        join(dir, 'hooks.mjs'),
-        [
-          "import { appendFileSync } from 'node:fs';",
-          'export async function resolve(specifier, context, next) {',
-          '  const result = await next(specifier, context);',
-          '  appendFileSync(process.env.SAFFRON_LOAD_LOG, `${result.url}\\n`);',
-          '  return result;',
-          '}',
-        ].join('\n'),
-      );
-      writeFileSync(
-        join(dir, 'register.mjs'),
-        "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
-      );
-      for (const argv of [['--version'], ['--help']]) {
-        const log = join(dir, `${argv.join('-')}.log`);
-        const child = spawnSync(
-          process.execPath,
-          ['--import', join(dir, 'register.mjs'), join(ROOT, 'bin/saffron.js'), ...argv],
-          { cwd: ROOT, encoding: 'utf8', env: { ...process.env, SAFFRON_LOAD_LOG: log } },
-        );
-        expect(child.status, child.stderr).toBe(0);
-        const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-        const packages = new Set(
-          loaded.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []),
-        );
-        // commander, and tsx (with esbuild) that runs the source in a checkout
-        expect([...packages].sort()).toEqual(['commander', 'esbuild', 'tsx']);
-        const ours = loaded
-          .filter((u) => u.startsWith('file:') && !u.includes('node_modules'))
-          .map((u) => relative(ROOT, fileURLToPath(u)));
-        // of the library, only the error classes the CLI reports with
-        expect(ours.filter((f) => !f.startsWith('bin/'))).toEqual(['runtime/errors.ts']);
-        expect(ours).toContain('bin/cli.ts');
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    // a fresh process through the checkout's launcher
+    for (const argv of [['--version'], ['--help']]) {
+      const { packages, ours } = moduleLoads([join(ROOT, 'bin/saffron.js'), ...argv]);
+      // commander, and tsx (with esbuild) that runs the source in a checkout
+      expect([...packages].sort()).toEqual(['commander', 'esbuild', 'tsx']);
+      // of the library, only the error classes the CLI reports with
+      expect(ours.filter((f) => !f.startsWith('bin/'))).toEqual(['runtime/errors.ts']);
+      expect(ours).toContain('bin/cli.ts');
     }
   });
 });
