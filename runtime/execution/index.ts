@@ -40,7 +40,6 @@ export { executeStep } from './executeStep.js';
 export { inlineExecutor, type StepExecutor, type StepFunction } from './executor.js';
 export { invokeStepFunction, type InvokeResult } from './invoke.js';
 export {
-  addEffects,
   noEffects,
   type ChildWorkflowSpec,
   type ScheduleSpec,

@@ -60,11 +60,3 @@ export type StepOutcome = (
 export function noEffects(): StepEffects {
   return { children: [], schedules: [], logs: [], audit: [] };
 }
-
-/** Append `extra` effects to `into`. */
-export function addEffects(into: StepEffects, extra: StepEffects): void {
-  into.children.push(...extra.children);
-  into.schedules.push(...extra.schedules);
-  into.logs.push(...extra.logs);
-  into.audit.push(...extra.audit);
-}

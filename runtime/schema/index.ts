@@ -1,5 +1,17 @@
 /** The schema model: every table as data, its DDL renderers, and the drift comparison. */
-export * from './model.js';
+export {
+  checkConstraintName,
+  COLUMN_TYPES,
+  TABLE_TIERS,
+  type ColumnDef,
+  type ColumnDefault,
+  type ColumnReference,
+  type ColumnType,
+  type IndexDef,
+  type OnDelete,
+  type TableDef,
+  type TableTier,
+} from './model.js';
 export { CLOUD_SCHEMA, CLOUD_TABLES, CORE_TABLES, EDGE_SCHEMA, EDGE_TABLES } from './tables.js';
 export { postgresSchemaStatements, postgresTableStatements } from './render/postgres.js';
 export { sqliteSchemaStatements, sqliteTableStatements } from './render/sqlite.js';
