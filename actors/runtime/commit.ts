@@ -1,7 +1,8 @@
 /**
- * Step commits: everything a step changed, written in one database transaction (DESIGN
- * §3.8) — the workflow row (version-checked), its audit rows, metrics, step logs, heartbeat,
- * and the outbox: child workflows, cron registrations, timers, compensation records.
+ * Step commits: everything a step changed, written in one database transaction
+ * (docs/architecture.md#durability) — the workflow row (version-checked), its audit rows,
+ * metrics, step logs, heartbeat, and the outbox: child workflows, cron registrations, timers,
+ * compensation records.
  *
  * Several workflows' commits can share one transaction (see commitQueue.ts): rows of a kind
  * go in one multi-row statement, so a batch costs a handful of round trips and one durable
