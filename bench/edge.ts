@@ -89,11 +89,13 @@ import { insertPendingRecord } from '../edge/saf/insertPendingRecord.js';
 import { createGateway, ephemeralKeyring } from '../gateway/index.js';
 import { migrations } from '../migrations/index.js';
 import {
+  type EdgeStore,
+  asCloud,
+  asEdge,
   cacheWasmBinary,
   ensureEdgeSchema,
   migrate,
   openStore,
-  type Store,
 } from '../runtime/index.js';
 import { compileWat } from '../test/support/wasmGuests.js';
 import { cpuJobTail } from './edge/cpuJob.js';
@@ -146,7 +148,7 @@ async function adminSql(url: string, text: string): Promise<void> {
 }
 
 /** Queue `count` signed records in `store` as the recorder would, in one transaction per 1,000. */
-async function queueRecords(store: Store, deviceId: string, secret: string, count: number) {
+async function queueRecords(store: EdgeStore, deviceId: string, secret: string, count: number) {
   const cardKey = Buffer.alloc(32, 7);
   const now = new Date();
   for (let from = 0; from < count; from += 1000) {
@@ -207,7 +209,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const guest = await compileWat(readFileSync(join(EXAMPLES, 'fraud_rules.wat'), 'utf8'));
     const dbPath = join(dir, 'agent', 'edge.db');
     {
-      const seed = await openStore(dbPath);
+      const seed = asEdge(await openStore(dbPath));
       await ensureEdgeSchema(seed);
       await cacheWasmBinary(seed, guest.bytes, new Date()); // provisioned while online
       await seed.close();
@@ -292,7 +294,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     // --- sync: records queued → acknowledged by a gateway on PostgreSQL
     progress(`sync of ${records} queued records to a gateway on PostgreSQL…`);
     await adminSql(databaseUrl, `DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-    const cloudStore = await openStore(databaseUrl, { postgres: { schema, maxConnections: 10 } });
+    const cloudStore = asCloud(
+      await openStore(databaseUrl, { postgres: { schema, maxConnections: 10 } }),
+    );
     const keys = ephemeralKeyring();
     await migrate(cloudStore, migrations);
     const gateway = await createGateway({
@@ -304,11 +308,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       const cloudUrl = await gateway.listen(0);
       const deviceId = 'bench-sync-1';
       const secret = 'bench-sync-secret-0123456789abcdef012345';
-      await cloudStore.db
+      await cloudStore.cloud
         .insertInto('edge_devices')
         .values({ device_id: deviceId, secret_ciphertext: keys.seal(secret) })
         .execute();
-      const edge = await openStore(join(dir, 'sync', 'edge.db'));
+      const edge = asEdge(await openStore(join(dir, 'sync', 'edge.db')));
       await ensureEdgeSchema(edge);
       await queueRecords(edge, deviceId, secret, records);
       const sync = createSafSync({

@@ -29,7 +29,7 @@ import { createApiToken, createGateway, ephemeralKeyring } from '../gateway/inde
 import { commandRoutes } from '../gateway/routes/commands.js';
 import { fleetRoutes } from '../gateway/fleet/module.js';
 import { migrations } from '../migrations/index.js';
-import { migrate, openStore } from '../runtime/store/index.js';
+import { asCloud, migrate, openStore } from '../runtime/store/index.js';
 import { percentile, round, type BenchOptions, type BenchResult } from './harness.js';
 import { deviceIdOf, deviceSecretOf } from './fleet/identity.js';
 
@@ -116,7 +116,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
-  const store = await openStore(url, { postgres: { schema, maxConnections: POOL } });
+  const store = asCloud(await openStore(url, { postgres: { schema, maxConnections: POOL } }));
   const notes: string[] = [];
   let devices: DeviceProcess | undefined;
   try {
@@ -134,7 +134,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           secret_ciphertext: keys.seal(deviceSecretOf(benchKey, deviceId)),
         });
       }
-      await store.db.insertInto('edge_devices').values(rows).execute();
+      await store.cloud.insertInto('edge_devices').values(rows).execute();
     }
     const gateway = await createGateway({
       store,

@@ -42,7 +42,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createApiToken, loadKeyring } from '../gateway/index.js';
 import { migrations } from '../migrations/index.js';
-import { migrate, openStore, type Store } from '../runtime/store/index.js';
+import { asCloud, migrate, openStore, type CloudStore } from '../runtime/store/index.js';
 import { type BenchOptions, type BenchResult, round } from './harness.js';
 import { startChild, type Child } from './gateway/child.js';
 import { currentEtags, poll } from './gateway/configPolls.js';
@@ -165,7 +165,7 @@ async function admin(url: string, text: string): Promise<void> {
 
 /** Register `count` devices in bulk, each with its derived secret sealed under `keys`. */
 async function registerDevices(
-  store: Store,
+  store: CloudStore,
   seal: (secret: string) => string,
   benchKey: string,
   count: number,
@@ -181,7 +181,7 @@ async function registerDevices(
         secret_ciphertext: seal(deviceSecretOf(benchKey, deviceId)),
       };
     });
-    await store.db.insertInto('edge_devices').values(rows).execute();
+    await store.cloud.insertInto('edge_devices').values(rows).execute();
   }
 }
 
@@ -227,7 +227,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     child.kill();
     children.delete(child);
   };
-  let store: Store | undefined;
+  let store: CloudStore | undefined;
   let pool: pg.Pool | undefined;
   let cleaning: Promise<void> | undefined;
   const cleanUp = () =>
@@ -248,7 +248,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   try {
     progress(`schema ${schema}: migrating, registering ${deviceCount} devices`);
     await admin(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-    store = await openStore(url, { postgres: { schema, maxConnections: 4 } });
+    store = asCloud(await openStore(url, { postgres: { schema, maxConnections: 4 } }));
     await migrate(store, migrations);
     await registerDevices(store, (secret) => keys.seal(secret), benchKey, deviceCount);
     const { token } = await createApiToken(store, { name: 'bench admin', role: 'admin' });
@@ -298,7 +298,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     if (held.failed > 0)
       result.notes.push(`${held.failed} gateway connections failed (first: ${held.firstError})`);
     progress('  waiting for the gateway to record every disconnect');
-    const db = store.db;
+    const db = store.cloud;
     await waitFor(
       async () =>
         (await gateway.child.call<number>({ kind: 'connections' })) === 0 &&

@@ -16,10 +16,12 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { migrations } from '../migrations/index.js';
 import {
+  asCloud,
   describeStoreTarget,
   ensureEdgeSchema,
   migrate,
   openStore,
+  type CloudStore,
   type Store,
   type StoreTarget,
 } from '../runtime/index.js';
@@ -110,11 +112,11 @@ export async function openCloudStore(
   options: DatabaseOptions,
   io: CliIo,
   maxConnections = 10,
-): Promise<Store> {
+): Promise<CloudStore> {
   const target = cloudTarget(options, io);
   if (target.kind === 'sqlite')
     throw new CliExit(2, 'the control plane needs PostgreSQL or PGlite, not a SQLite file');
-  const store = await openStore(target, { postgres: { maxConnections } });
+  const store = asCloud(await openStore(target, { postgres: { maxConnections } }));
   try {
     await prepareSchema(store, describeStoreTarget(target), io);
   } catch (error) {

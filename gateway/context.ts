@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Runtime } from '../actors/index.js';
-import type { ChannelListener, DestinationPolicy, Store } from '../runtime/index.js';
+import type { ChannelListener, DestinationPolicy, CloudStore } from '../runtime/index.js';
 import type { AuthDeps } from './auth/authenticate.js';
 import type { ChangeBus } from './cache/changeBus.js';
 import type { DocumentTags } from './config/documentTags.js';
@@ -15,7 +15,7 @@ import type { OpenApiRegistry } from './openapi.js';
 /** Shared parts of one gateway instance. */
 export interface GatewayContext {
   app: FastifyInstance;
-  store: Store;
+  store: CloudStore;
   keys: Keyring;
   runtime: Runtime;
   /** Root of the step modules that registered definitions name. */

@@ -21,7 +21,7 @@ import {
   storeWasmSource,
   wasmStorageDir,
   type DestinationPolicyOptions,
-  type Store,
+  type CloudStore,
 } from '../runtime/index.js';
 import { createCredentialCache } from './auth/credentialCache.js';
 import { createTokenCache } from './auth/tokenCache.js';
@@ -102,7 +102,7 @@ export type RouteModule = (ctx: GatewayContext) => void | Promise<void>;
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
-  store: Store;
+  store: CloudStore;
   keys: Keyring;
   /**
    * The engine over `store`; by default one is created (and closed with the gateway), with

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGateway, ephemeralKeyring } from '../gateway/index.js';
 import { migrations } from '../migrations/index.js';
-import { migrate, openStore } from '../runtime/index.js';
+import { asCloud, migrate, openStore } from '../runtime/index.js';
 import { renderHttpReference, type OpenApiDocument } from './httpReference/render.js';
 
 const target = new URL('../docs/reference/http-routes.md', import.meta.url);
-const store = await openStore('pglite:memory');
+const store = asCloud(await openStore('pglite:memory'));
 const wasmDir = mkdtempSync(join(tmpdir(), 'saffron-docs-'));
 try {
   await migrate(store, migrations);

@@ -23,7 +23,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { WebSocketServer } from 'ws';
 import { createGateway, loadKeyring } from '../../gateway/index.js';
-import { openStore } from '../../runtime/store/index.js';
+import { asCloud, openStore } from '../../runtime/store/index.js';
 import { serveParent, settledMemory } from './child.js';
 
 /** What a server process runs. */
@@ -57,13 +57,15 @@ const statements = countStatements();
 async function start(spec: ServerSpec): Promise<{ url: string; connections: () => number }> {
   switch (spec.kind) {
     case 'saffron': {
-      const store = await openStore(spec.databaseUrl, {
-        postgres: {
-          schema: spec.schema,
-          maxConnections: spec.poolSize,
-          applicationName: 'bench-gateway',
-        },
-      });
+      const store = asCloud(
+        await openStore(spec.databaseUrl, {
+          postgres: {
+            schema: spec.schema,
+            maxConnections: spec.poolSize,
+            applicationName: 'bench-gateway',
+          },
+        }),
+      );
       const keys = loadKeyring(mkdtempSync(join(tmpdir(), 'saffron-bench-keys-')), {
         SAFFRON_SIGNING_KEY: spec.signingKeyPem,
         SAFFRON_MASTER_KEY: spec.masterKeyHex,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadKeyring } from '../../gateway/index.js';
 import { migrations } from '../../migrations/index.js';
-import { migrate, openStore } from '../../runtime/store/index.js';
+import { asCloud, migrate, openStore } from '../../runtime/store/index.js';
 import { startChild, type Child } from '../gateway/child.js';
 import { deviceIdOf, deviceSecretOf } from '../gateway/fleet.js';
 import type { Schemas } from '../queue/schemas.js';
@@ -64,7 +64,7 @@ export async function startCloud(options: {
     await schemas.drop(schema);
   };
   try {
-    const store = await openStore(url, { postgres: { schema, maxConnections: 2 } });
+    const store = asCloud(await openStore(url, { postgres: { schema, maxConnections: 2 } }));
     try {
       await migrate(store, migrations);
       for (let from = 0; from < devices; from += REGISTER_CHUNK) {
@@ -78,7 +78,7 @@ export async function startCloud(options: {
             secret_ciphertext: keys.seal(deviceSecretOf(benchKey, deviceId)),
           };
         });
-        await store.db.insertInto('edge_devices').values(rows).execute();
+        await store.cloud.insertInto('edge_devices').values(rows).execute();
       }
     } finally {
       await store.close();

@@ -15,6 +15,8 @@ import type { Command } from 'commander';
 import {
   cacheWasmBinary,
   checkWasmBinary,
+  asCloud,
+  asEdge,
   isSemver,
   listCachedWasm,
   listWasmComponents,
@@ -165,8 +167,8 @@ function cachedJson(c: CachedWasm): Record<string, unknown> {
 async function list(options: WasmOptions, io: CliIo): Promise<void> {
   const listing = await withEngineStore(options, io, async (store) =>
     store.dialect === 'sqlite'
-      ? { edge: await listCachedWasm(store) }
-      : { cloud: await listWasmComponents(store) },
+      ? { edge: await listCachedWasm(asEdge(store)) }
+      : { cloud: await listWasmComponents(asCloud(store)) },
   );
   if (options.json) {
     printJson(io, {

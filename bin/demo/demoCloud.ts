@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createRuntime, createWorkflowRegistry } from '../../actors/index.js';
 import { createApiToken, createGateway, loadKeyring } from '../../gateway/index.js';
-import { envSecrets, type Store } from '../../runtime/index.js';
+import { envSecrets, type CloudStore } from '../../runtime/index.js';
 import { openCloudStore } from '../engineStore.js';
 import type { CliIo } from '../io.js';
 
@@ -17,7 +17,7 @@ import type { CliIo } from '../io.js';
 export interface DemoCloud {
   /** `http://127.0.0.1:<port>` */
   url: string;
-  store: Store;
+  store: CloudStore;
   /** The PEM of the key that signs configuration (provisioned to the simulated devices). */
   publicKeyPem: string;
   /** An admin API token (dashboard sign-in and the demo's own calls). */

@@ -156,7 +156,7 @@ async function snapshot(
   lastEvent: string | undefined,
 ): Promise<DemoSnapshot> {
   const statuses = await Promise.all(fleet.devices.map((d) => d.agent.status()));
-  const synced = await cloud.store.db
+  const synced = await cloud.store.cloud
     .selectFrom('saf_transactions')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();

@@ -4,7 +4,7 @@
  * once, nothing the devices did not record is there, and nothing is left waiting.
  */
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../runtime/index.js';
+import { asEdge, openStore, type CloudStore, type EdgeStore } from '../../runtime/index.js';
 
 /** The check's figures; `ok` when every invariant holds. */
 export interface DemoVerdict {
@@ -31,9 +31,9 @@ interface DeviceRecord {
 }
 
 async function readDeviceRecords(file: string): Promise<DeviceRecord[]> {
-  const store: Store = await openStore(file);
+  const store: EdgeStore = asEdge(await openStore(file));
   try {
-    return await store.db
+    return await store.edge
       .selectFrom('saf_pending_transactions')
       .select(['workflow_id', 'status'])
       .execute();
@@ -44,7 +44,7 @@ async function readDeviceRecords(file: string): Promise<DeviceRecord[]> {
 
 /** Compare the devices' SQLite files (agents stopped) with the cloud. */
 export async function verifyExactlyOnce(
-  cloud: Store,
+  cloud: CloudStore,
   devices: readonly { deviceId: string; dbFile: string }[],
 ): Promise<DemoVerdict> {
   const synced = new Set<string>();
@@ -63,7 +63,7 @@ export async function verifyExactlyOnce(
   const rows =
     ids.length === 0
       ? []
-      : await cloud.db
+      : await cloud.cloud
           .selectFrom('saf_transactions')
           .select(['idempotency_key as workflow_id', sql<number | string>`COUNT(*)`.as('n')])
           .where('device_id', 'in', ids)

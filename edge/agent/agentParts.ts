@@ -20,10 +20,11 @@ import {
   ensureEdgeSchema,
   envSecrets,
   inlineExecutor,
+  asEdge,
   openStore,
   parseStoreTarget,
   threadsExecutor,
-  type Store,
+  type EdgeStore,
 } from '../../runtime/index.js';
 import { maskCardData } from '../cardData/maskCardNumbers.js';
 import { maskCardWrites } from '../cardData/maskCardWrites.js';
@@ -57,7 +58,7 @@ import { createWorkflowCatalog, type WorkflowCatalog } from './workflowCatalog.j
 
 /** The parts of a running agent. */
 export interface AgentParts {
-  store: Store;
+  store: EdgeStore;
   /** The agent's live status (agentStatusStore.ts), fed by `connectivity`. */
   status: AgentStatusStore;
   connectivity: Connectivity;
@@ -111,9 +112,10 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
   const target = parseStoreTarget(options.dbPath);
   if (target.kind === 'sqlite') prepareDatabaseFiles(target.file);
   // card numbers are masked on every write, whichever part writes (edge/cardData)
-  const store = await openStore(target, { sqlite: { rewriteWrites: maskCardWrites } });
+  const opened = await openStore(target, { sqlite: { rewriteWrites: maskCardWrites } });
   try {
-    await ensureEdgeSchema(store);
+    await ensureEdgeSchema(opened); // refuses a store that is not SQLite
+    const store = asEdge(opened);
     const status = createAgentStatusStore();
     status.on('connectivityChanged', ({ type: _, ...change }) => {
       try {
@@ -270,7 +272,7 @@ export async function assembleAgent(ctx: AgentContext): Promise<AgentParts> {
     };
     return parts;
   } catch (error) {
-    await store.close();
+    await opened.close();
     throw error;
   }
 }

@@ -20,7 +20,7 @@
  *   definition does replace it.
  */
 import { z } from 'zod';
-import type { Store } from '../../runtime/index.js';
+import type { EdgeStore } from '../../runtime/index.js';
 import { readSyncState, writeSyncState } from '../state/syncState.js';
 import type { DeployResult, WorkflowCatalog } from './workflowCatalog.js';
 
@@ -89,7 +89,7 @@ export async function checkConfigWorkflows(
 
 /** Deploy the workflows of a configuration's content that it has not deployed yet. */
 export async function applyConfigWorkflows(
-  store: Store,
+  store: EdgeStore,
   catalog: WorkflowCatalog,
   content: unknown,
   now: Date,

@@ -24,7 +24,7 @@ import {
   getWorkflowByIdempotencyKey,
   isTerminalWorkflowStatus,
   type JsonObject,
-  type Store,
+  type EdgeStore,
   type WorkflowRecord,
 } from '../../runtime/index.js';
 import type { SafLimitCode, SafLimitRequest } from '../saf/safLimits.js';
@@ -47,7 +47,7 @@ export type LocalRunOutcome =
 
 /** What running needs from the agent. */
 export interface LocalRunDeps {
-  store: Store;
+  store: EdgeStore;
   runtime: Runtime;
   deviceId: string;
   isOnline(): boolean;

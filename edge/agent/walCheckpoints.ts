@@ -15,7 +15,7 @@ import {
   createBackgroundLoop,
   setWalAutocheckpoint,
   sqliteChangeCount,
-  type Store,
+  type EdgeStore,
   type WalCheckpointResult,
 } from '../../runtime/index.js';
 import type { EdgeTimers } from '../timers/timers.js';
@@ -42,7 +42,7 @@ export interface WalCheckpoints {
 
 /** What the checkpointer needs. */
 export interface WalCheckpointsOptions {
-  store: Store;
+  store: EdgeStore;
   timers: EdgeTimers;
   idleMs?: number;
   backstopPages?: number;

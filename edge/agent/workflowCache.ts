@@ -4,7 +4,7 @@
  * version new workflows of that type start on. Workflows already running never read it:
  * they run on the definition snapshot taken when they started.
  */
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 
 /** A hot-deployed definition as stored. */
 export interface CachedWorkflow {
@@ -19,9 +19,9 @@ export interface CachedWorkflow {
 }
 
 /** Every hot-deployed definition, by workflow type. */
-export async function listCachedWorkflows(h: StoreHandle): Promise<CachedWorkflow[]> {
+export async function listCachedWorkflows(h: EdgeHandle): Promise<CachedWorkflow[]> {
   try {
-    const rows = await h.db
+    const rows = await h.edge
       .selectFrom('edge_workflow_cache')
       .selectAll()
       .orderBy('workflow_type')
@@ -41,7 +41,7 @@ export async function listCachedWorkflows(h: StoreHandle): Promise<CachedWorkflo
 
 /** Store `entry` as the definition new workflows of its type start on. */
 export async function saveCachedWorkflow(
-  h: StoreHandle,
+  h: EdgeHandle,
   entry: Omit<CachedWorkflow, 'updatedAt'>,
   now: Date,
 ): Promise<void> {
@@ -54,7 +54,7 @@ export async function saveCachedWorkflow(
     updated_at: at,
   };
   try {
-    await h.db
+    await h.edge
       .insertInto('edge_workflow_cache')
       .values({ workflow_type: entry.workflowType, ...row, created_at: at })
       .onConflict((oc) => oc.column('workflow_type').doUpdateSet(row))

@@ -22,7 +22,7 @@ import {
   loadDefinition,
   loadDefinitionFile,
   type DefinitionIssue,
-  type Store,
+  type EdgeStore,
   type WorkflowDefinition,
 } from '../../runtime/index.js';
 import { AgentError } from './errors.js';
@@ -84,7 +84,7 @@ export interface WorkflowCatalog {
 
 /** What the catalog needs. */
 export interface WorkflowCatalogDeps {
-  store: Store;
+  store: EdgeStore;
   registry: WorkflowRegistry;
   /** Root of step modules (function paths of every definition resolve under it). */
   stepsRoot: string;

@@ -21,7 +21,7 @@
  *   does not know is refused by it. While the agent has no cloud key yet (a first start
  *   offline), a command is neither run nor acked: the cloud delivers it again later.
  */
-import { toError, type Store } from '../../runtime/index.js';
+import { toError, type EdgeStore } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import type { BackoffPolicy } from '../../runtime/index.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
@@ -91,7 +91,7 @@ export interface CommandChannelStatus {
 
 /** What the channel needs. */
 export interface CommandChannelDeps {
-  store: Store;
+  store: EdgeStore;
   cloud: CloudClient;
   /** Handlers by command type; types without one are acked FAILED. */
   handlers: CommandHandlers;

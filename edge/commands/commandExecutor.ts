@@ -7,7 +7,7 @@
  * one sent are byte-for-byte the same value; a result larger than the cloud accepts in an
  * ack is replaced by `{truncated: true, size_bytes}` rather than making the ack bounce.
  */
-import { SaffronError, toError, type Store } from '../../runtime/index.js';
+import { SaffronError, toError, type EdgeStore } from '../../runtime/index.js';
 import type { CommandContext, CommandHandlers, EdgeCommand } from './command.js';
 import {
   ackOf,
@@ -33,7 +33,7 @@ export interface CommandRun {
 
 /** What the executor needs. */
 export interface CommandExecutorDeps {
-  store: Store;
+  store: EdgeStore;
   handlers: CommandHandlers;
   /**
    * Checks a command before its handler runs (its signatures: verifyCommand.ts); throwing

@@ -16,7 +16,7 @@
  * whose ack never got through are sent again on reconnect. Old records are pruned after the
  * retention period (the cloud gives up on a command long before).
  */
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 import { COMMAND_KEY_PREFIX, readSyncState, writeSyncState } from '../state/syncState.js';
 
 /** What the device reports for a command. */
@@ -43,7 +43,7 @@ const keyOf = (commandId: string) => `${COMMAND_KEY_PREFIX}${commandId}`;
 
 /** The ledger entry of `commandId`, if the device has seen it. */
 export async function readCommandEntry(
-  h: StoreHandle,
+  h: EdgeHandle,
   commandId: string,
 ): Promise<CommandLedgerEntry | undefined> {
   return (await readSyncState(h, keyOf(commandId)))?.value as CommandLedgerEntry | undefined;
@@ -51,7 +51,7 @@ export async function readCommandEntry(
 
 /** Record that `commandId` starts running. */
 export function recordCommandStarted(
-  h: StoreHandle,
+  h: EdgeHandle,
   commandId: string,
   commandType: string,
   now: Date,
@@ -66,7 +66,7 @@ export function recordCommandStarted(
 
 /** Record the outcome of `ack.commandId` (not acked yet). Returns the entry written. */
 export async function recordCommandFinished(
-  h: StoreHandle,
+  h: EdgeHandle,
   ack: CommandAck,
   commandType: string,
   startedAt: Date,
@@ -97,20 +97,16 @@ export function ackOf(commandId: string, entry: CommandLedgerEntry): CommandAck 
 }
 
 /** Record that the cloud has the ack of `commandId` (or refused it for good). */
-export async function markCommandAcked(
-  h: StoreHandle,
-  commandId: string,
-  now: Date,
-): Promise<void> {
+export async function markCommandAcked(h: EdgeHandle, commandId: string, now: Date): Promise<void> {
   const entry = await readCommandEntry(h, commandId);
   if (!entry || entry.state !== 'DONE' || entry.acked_at) return;
   await writeSyncState(h, keyOf(commandId), { ...entry, acked_at: now.toISOString() }, now);
 }
 
 /** DONE commands whose ack the cloud has not confirmed, oldest first. */
-export async function listUnackedCommands(h: StoreHandle): Promise<CommandAck[]> {
+export async function listUnackedCommands(h: EdgeHandle): Promise<CommandAck[]> {
   try {
-    const rows = await h.db
+    const rows = await h.edge
       .selectFrom('edge_sync_state')
       .select(['key', 'value'])
       .where('key', 'like', `${COMMAND_KEY_PREFIX}%`)
@@ -128,9 +124,9 @@ export async function listUnackedCommands(h: StoreHandle): Promise<CommandAck[]>
 }
 
 /** Delete ledger entries last written before `before`; returns how many. */
-export async function pruneCommandEntries(h: StoreHandle, before: Date): Promise<number> {
+export async function pruneCommandEntries(h: EdgeHandle, before: Date): Promise<number> {
   try {
-    const result = await h.db
+    const result = await h.edge
       .deleteFrom('edge_sync_state')
       .where('key', 'like', `${COMMAND_KEY_PREFIX}%`)
       .where('updated_at', '<', h.codec.time(before))

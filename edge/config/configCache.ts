@@ -6,7 +6,7 @@
  * is. `version` is the device's local revision counter of that document (the cloud's own
  * version label, e.g. `f1.t0.d2`, is not an integer and stays inside the document).
  */
-import { translateDriverError, type Store, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeStore, type EdgeHandle } from '../../runtime/index.js';
 import type { ConfigDocumentName } from './documents.js';
 
 /** A cached document as stored (not verified by reading it). */
@@ -23,11 +23,11 @@ export interface CachedConfig {
 
 /** The cached document `name`, if any. */
 export async function readCachedConfig(
-  h: StoreHandle,
+  h: EdgeHandle,
   name: ConfigDocumentName,
 ): Promise<CachedConfig | undefined> {
   try {
-    const row = await h.db
+    const row = await h.edge
       .selectFrom('device_config_cache')
       .selectAll()
       .where('config_name', '=', name)
@@ -53,14 +53,14 @@ export async function readCachedConfig(
  * applied. Returns its local revision (the previous one plus one).
  */
 export async function saveCachedConfig(
-  store: Store,
+  store: EdgeStore,
   entry: { name: ConfigDocumentName; etag: string; document: Record<string, unknown> },
   now: Date,
 ): Promise<number> {
   const { signature, ...unsigned } = entry.document;
   try {
     return await store.transaction(async (tx) => {
-      const previous = await tx.db
+      const previous = await tx.edge
         .selectFrom('device_config_cache')
         .select('version')
         .where('config_name', '=', entry.name)
@@ -75,7 +75,7 @@ export async function saveCachedConfig(
         fetched_at: tx.codec.time(now),
         applied_at: null,
       };
-      await tx.db
+      await tx.edge
         .insertInto('device_config_cache')
         .values({ config_name: entry.name, ...row })
         .onConflict((oc) => oc.column('config_name').doUpdateSet(row))
@@ -89,13 +89,13 @@ export async function saveCachedConfig(
 
 /** Record that the cached document `name` with `etag` was applied at `at`. */
 export async function markConfigApplied(
-  h: StoreHandle,
+  h: EdgeHandle,
   name: ConfigDocumentName,
   etag: string,
   at: Date,
 ): Promise<void> {
   try {
-    await h.db
+    await h.edge
       .updateTable('device_config_cache')
       .set({ applied_at: h.codec.time(at) })
       .where('config_name', '=', name)

@@ -21,7 +21,7 @@
  * to that interval. Polls run one at a time; `pollNow` (the UPDATE_CONFIG command) queues
  * behind a running one.
  */
-import { documentEtag, SaffronError, toError, type Store } from '../../runtime/index.js';
+import { documentEtag, SaffronError, toError, type EdgeStore } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { readSyncState, SYNC_STATE_KEYS, writeSyncState } from '../state/syncState.js';
 import { backoffDelay, type BackoffPolicy } from '../../runtime/index.js';
@@ -96,7 +96,7 @@ export interface ConfigSyncStatus {
 
 /** What the config sync needs. */
 export interface ConfigSyncDeps {
-  store: Store;
+  store: EdgeStore;
   cloud: CloudClient;
   /** The pinned cloud key (see resolveCloudPublicKey). */
   publicKeyPem: string;

@@ -18,7 +18,7 @@
  * is pinned.
  */
 import { createHash, createPublicKey } from 'node:crypto';
-import type { Store } from '../../runtime/index.js';
+import type { EdgeStore } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { readSyncState, SYNC_STATE_KEYS, writeSyncState } from '../state/syncState.js';
 import { ConfigError } from './errors.js';
@@ -43,7 +43,7 @@ export interface ResolvedPublicKey {
 
 /** What {@link resolveCloudPublicKey} needs. */
 export interface ResolvePublicKeyDeps {
-  store: Store;
+  store: EdgeStore;
   /** Used only when no key is configured or pinned. */
   cloud: CloudClient;
   /** A PEM key provisioned with the device (e.g. read from a file); wins over a pinned one. */

@@ -10,7 +10,7 @@
  * that has never synced reports null.
  */
 import { statfs } from 'node:fs/promises';
-import type { StoreHandle } from '../../runtime/index.js';
+import type { EdgeHandle } from '../../runtime/index.js';
 import { readLastSync } from '../state/syncState.js';
 import { countPendingTransactions } from './countPendingTransactions.js';
 
@@ -26,7 +26,7 @@ export interface EdgeMetricsReport {
 
 /** What {@link collectMetrics} reads. */
 export interface CollectMetricsDeps {
-  store: StoreHandle;
+  store: EdgeHandle;
   /** A path on the filesystem to measure (the database's folder). */
   dataDir: string;
   /** Whether the agent believes it can reach the cloud. */

@@ -1,9 +1,9 @@
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 
 /** How many store-and-forward records wait for upload (`saf_pending_transactions`, PENDING). */
-export async function countPendingTransactions(h: StoreHandle): Promise<number> {
+export async function countPendingTransactions(h: EdgeHandle): Promise<number> {
   try {
-    const row = await h.db
+    const row = await h.edge
       .selectFrom('saf_pending_transactions')
       .select((eb) => eb.fn.countAll<number | string>().as('count'))
       .where('status', '=', 'PENDING')

@@ -4,7 +4,12 @@
  * figures, which is what an operator wants, and an offline terminal does not pile up stale
  * reports in its database.
  */
-import { createBackgroundLoop, SaffronError, toError, type Store } from '../../runtime/index.js';
+import {
+  createBackgroundLoop,
+  SaffronError,
+  toError,
+  type EdgeStore,
+} from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import {
@@ -30,7 +35,7 @@ export type MetricsEvent =
 
 /** What the reporter needs. */
 export interface MetricsReporterDeps extends Omit<CollectMetricsDeps, 'store'> {
-  store: Store;
+  store: EdgeStore;
   cloud: CloudClient;
   /** Period of the report (5 min). */
   intervalMs?: number;

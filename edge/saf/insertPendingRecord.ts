@@ -7,12 +7,12 @@ import {
   executeCached,
   translateDriverError,
   type SafRecord,
-  type StoreHandle,
+  type EdgeHandle,
 } from '../../runtime/index.js';
 
 /** Insert `record` as PENDING, queued at `now`. */
 export async function insertPendingRecord(
-  h: StoreHandle,
+  h: EdgeHandle,
   record: SafRecord,
   now: Date,
 ): Promise<void> {
@@ -32,7 +32,7 @@ export async function insertPendingRecord(
   };
   try {
     await executeCached(h, 'insertPendingRecord', Object.values(row), () =>
-      h.db.insertInto('saf_pending_transactions').values(row),
+      h.edge.insertInto('saf_pending_transactions').values(row),
     );
   } catch (error) {
     throw translateDriverError(error, `queue the SAF record of workflow ${record.workflow_id}`);
@@ -40,10 +40,10 @@ export async function insertPendingRecord(
 }
 
 /** Whether workflow `workflowId` already has a queued record (of any status). */
-export async function hasPendingRecord(h: StoreHandle, workflowId: string): Promise<boolean> {
+export async function hasPendingRecord(h: EdgeHandle, workflowId: string): Promise<boolean> {
   try {
     const { rows } = await executeCached(h, 'hasPendingRecord', [workflowId], () =>
-      h.db
+      h.edge
         .selectFrom('saf_pending_transactions')
         .select('workflow_id')
         .where('workflow_id', '=', workflowId),

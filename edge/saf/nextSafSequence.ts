@@ -7,11 +7,11 @@
  * SEQUENCE_CONFLICT; the maximum is still consulted, so a lost state row cannot take the
  * counter backwards either.
  */
-import { executeCached, translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { executeCached, translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 import { readSyncState, SYNC_STATE_KEYS, writeSyncState } from '../state/syncState.js';
 
 /** Take the next sequence number inside transaction `tx` (1 for the first record). */
-export async function nextSafSequence(tx: StoreHandle, now: Date): Promise<number> {
+export async function nextSafSequence(tx: EdgeHandle, now: Date): Promise<number> {
   const stored = await readSyncState(tx, SYNC_STATE_KEYS.safLastSequence);
   const last =
     typeof stored?.value === 'number' && Number.isSafeInteger(stored.value) && stored.value > 0
@@ -21,7 +21,7 @@ export async function nextSafSequence(tx: StoreHandle, now: Date): Promise<numbe
   try {
     const [row] = (
       await executeCached(tx, 'highestSafSequence', [], () =>
-        tx.db
+        tx.edge
           .selectFrom('saf_pending_transactions')
           .select((eb) => eb.fn.max('sequence_number').as('highest')),
       )

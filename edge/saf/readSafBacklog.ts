@@ -6,7 +6,7 @@
  * from the first entry of the (status, created_at) index: no pass over the records.
  */
 import { sql } from 'kysely';
-import { executeCached, translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { executeCached, translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 import { readSyncState, SYNC_STATE_KEYS } from '../state/syncState.js';
 
 /** The PENDING records in figures. */
@@ -21,13 +21,13 @@ export interface SafBacklog {
 }
 
 /** Read the backlog. */
-export async function readSafBacklog(h: StoreHandle): Promise<SafBacklog> {
+export async function readSafBacklog(h: EdgeHandle): Promise<SafBacklog> {
   const totals = await readTotals(h);
   if (!totals) return sumRecords(h);
   try {
     const [row] = (
       await executeCached(h, 'oldestSafPending', ['PENDING', 1], () =>
-        h.db
+        h.edge
           .selectFrom('saf_pending_transactions')
           .select('created_at')
           .where('status', '=', 'PENDING')
@@ -45,9 +45,7 @@ export async function readSafBacklog(h: StoreHandle): Promise<SafBacklog> {
 }
 
 /** The figures the store's triggers keep (edge databases), if it has them. */
-async function readTotals(
-  h: StoreHandle,
-): Promise<Omit<SafBacklog, 'oldestCreatedAt'> | undefined> {
+async function readTotals(h: EdgeHandle): Promise<Omit<SafBacklog, 'oldestCreatedAt'> | undefined> {
   const entry = await readSyncState(h, SYNC_STATE_KEYS.safBacklogTotals);
   const value = entry?.value;
   if (!Array.isArray(value) || value.length !== 3 || !value.every(Number.isSafeInteger))
@@ -57,11 +55,11 @@ async function readTotals(
 }
 
 /** The figures summed over the PENDING records (a store without the triggers' row). */
-async function sumRecords(h: StoreHandle): Promise<SafBacklog> {
+async function sumRecords(h: EdgeHandle): Promise<SafBacklog> {
   try {
     const [row] = (
       await executeCached(h, 'readSafBacklog', ['PENDING'], () =>
-        h.db
+        h.edge
           .selectFrom('saf_pending_transactions')
           .select((eb) => [
             eb.fn.countAll<number | string>().as('count'),

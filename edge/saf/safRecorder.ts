@@ -21,7 +21,7 @@
  * workflow does not end, and the caller sees why.
  */
 import type { SettledHook } from '../../actors/index.js';
-import type { Store, StoreHandle } from '../../runtime/index.js';
+import { asEdge, type EdgeStore } from '../../runtime/index.js';
 import { buildSafRecord } from './buildSafRecord.js';
 import { assertCardKey } from './cardPayload.js';
 import { SafError } from './errors.js';
@@ -72,9 +72,13 @@ export interface SafRecorder {
   /** Hand to `createRuntime({ onSettled })`. */
   onSettled: SettledHook;
   /** Whether one more payment may be approved offline under `limits`. */
-  checkLimits(store: Store, request: SafLimitRequest, limits: SafLimits): Promise<SafLimitVerdict>;
+  checkLimits(
+    store: EdgeStore,
+    request: SafLimitRequest,
+    limits: SafLimits,
+  ): Promise<SafLimitVerdict>;
   /** The records waiting for upload. */
-  backlog(store: Store): Promise<SafBacklogSummary>;
+  backlog(store: EdgeStore): Promise<SafBacklogSummary>;
 }
 
 const wantsRecord = (snapshot: unknown) =>
@@ -105,7 +109,8 @@ export function createSafRecorder(options: SafRecorderOptions): SafRecorder {
     const ranOffline = (state as { edge?: { online?: unknown } }).edge?.online === false;
     if (!always && (record.parentWorkflowId !== null || (options.isOnline() && !ranOffline)))
       return undefined;
-    return async (tx: StoreHandle) => {
+    return async (handle) => {
+      const tx = asEdge(handle);
       if (await hasPendingRecord(tx, record.id)) return;
       const now = clock();
       const sequence = await nextSafSequence(tx, now);

@@ -4,7 +4,7 @@
  * ones that read it (metrics reads the sync component's last sync; the agent reads the
  * config component's last rejection) cannot drift apart by a typo.
  */
-import type { StoreHandle } from '../../runtime/index.js';
+import type { EdgeHandle } from '../../runtime/index.js';
 import {
   executeCached,
   SAF_BACKLOG_TOTALS_KEY,
@@ -48,13 +48,13 @@ export interface SyncStateEntry {
 
 /** The fact stored under `key`, if any. */
 export async function readSyncState(
-  h: StoreHandle,
+  h: EdgeHandle,
   key: string,
 ): Promise<SyncStateEntry | undefined> {
   try {
     const [row] = (
       await executeCached(h, 'readSyncState', [key], () =>
-        h.db.selectFrom('edge_sync_state').select(['value', 'updated_at']).where('key', '=', key),
+        h.edge.selectFrom('edge_sync_state').select(['value', 'updated_at']).where('key', '=', key),
       )
     ).rows;
     return row
@@ -67,7 +67,7 @@ export async function readSyncState(
 
 /** Store `value` (JSON) under `key`, replacing what was there. */
 export async function writeSyncState(
-  h: StoreHandle,
+  h: EdgeHandle,
   key: string,
   value: unknown,
   now: Date,
@@ -76,7 +76,7 @@ export async function writeSyncState(
   const at = h.codec.time(now);
   try {
     await executeCached(h, 'writeSyncState', [key, json, at, json, at], () =>
-      h.db
+      h.edge
         .insertInto('edge_sync_state')
         .values({ key, value: json, updated_at: at })
         .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: at })),
@@ -87,12 +87,12 @@ export async function writeSyncState(
 }
 
 /** Record that a sync round with the cloud succeeded at `at` (the sync component calls this). */
-export function recordLastSync(h: StoreHandle, at: Date): Promise<void> {
+export function recordLastSync(h: EdgeHandle, at: Date): Promise<void> {
   return writeSyncState(h, SYNC_STATE_KEYS.lastSync, at.toISOString(), at);
 }
 
 /** When the last sync round succeeded, or undefined if none has yet. */
-export async function readLastSync(h: StoreHandle): Promise<Date | undefined> {
+export async function readLastSync(h: EdgeHandle): Promise<Date | undefined> {
   const entry = await readSyncState(h, SYNC_STATE_KEYS.lastSync);
   if (entry === undefined) return undefined;
   const value = entry.value;

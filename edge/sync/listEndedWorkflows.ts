@@ -16,7 +16,7 @@ import {
   MAX_SUMMARY_BYTES,
   translateDriverError,
   type JsonObject,
-  type StoreHandle,
+  type EdgeHandle,
   type WorkflowSummary,
 } from '../../runtime/index.js';
 import { sanitizeFinalState } from '../saf/finalState.js';
@@ -33,7 +33,7 @@ export interface EndedWorkflows {
 
 /** Summaries of workflows ended after audit row `afterAuditId`, reading at most `limit` rows. */
 export async function listEndedWorkflows(
-  h: StoreHandle,
+  h: EdgeHandle,
   afterAuditId: number,
   limit: number,
   secrets: readonly string[],

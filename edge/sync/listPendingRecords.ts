@@ -2,7 +2,7 @@
  * The next records to upload: PENDING, in sequence order, so the cloud sees a device's
  * sequence numbers arrive in order and its gap report means what it says.
  */
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 
 /** A queued record as it is uploaded. */
 export interface PendingRecord {
@@ -14,7 +14,7 @@ export interface PendingRecord {
 
 /** A saf_pending_transactions row as uploaded. */
 export function pendingRecordOf(
-  h: StoreHandle,
+  h: EdgeHandle,
   row: { workflow_id: string; sequence_number: number | string; record: unknown },
 ): PendingRecord {
   return {
@@ -25,9 +25,9 @@ export function pendingRecordOf(
 }
 
 /** At most `limit` PENDING records, lowest sequence number first. */
-export async function listPendingRecords(h: StoreHandle, limit: number): Promise<PendingRecord[]> {
+export async function listPendingRecords(h: EdgeHandle, limit: number): Promise<PendingRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.edge
       .selectFrom('saf_pending_transactions')
       .select(['workflow_id', 'sequence_number', 'record'])
       .where('status', '=', 'PENDING')

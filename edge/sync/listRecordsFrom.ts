@@ -4,7 +4,7 @@
  * {@link listPendingRecords} the status comes along: the caller skips REJECTED records and
  * counts them, so the ack can say how many of the range were not sent and why.
  */
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 import { pendingRecordOf, type PendingRecord } from './listPendingRecords.js';
 
 /** A held record with its status (PENDING, SYNCED or REJECTED). */
@@ -14,12 +14,12 @@ export interface HeldRecord extends PendingRecord {
 
 /** At most `limit` records with a sequence number ≥ `fromSequence`, lowest first. */
 export async function listRecordsFrom(
-  h: StoreHandle,
+  h: EdgeHandle,
   fromSequence: number,
   limit: number,
 ): Promise<HeldRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.edge
       .selectFrom('saf_pending_transactions')
       .select(['workflow_id', 'sequence_number', 'record', 'status'])
       .where('sequence_number', '>=', fromSequence)

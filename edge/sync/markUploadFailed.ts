@@ -5,17 +5,17 @@
  * next upload settles which (the cloud answers a repeat as a duplicate).
  */
 import { sql } from 'kysely';
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 
 /** Count a failed attempt for `workflowIds`, with `reason` (a code, never a body). */
 export async function markUploadFailed(
-  h: StoreHandle,
+  h: EdgeHandle,
   workflowIds: readonly string[],
   reason: string,
 ): Promise<void> {
   if (workflowIds.length === 0) return;
   try {
-    await h.db
+    await h.edge
       .updateTable('saf_pending_transactions')
       .set({ upload_attempts: sql<number>`upload_attempts + 1`, last_error: reason })
       .where('workflow_id', 'in', [...workflowIds])

@@ -6,7 +6,7 @@
  * (or late, after an operator acted) cannot move a record backwards.
  */
 import { sql } from 'kysely';
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 
 /** The cloud's answer, by workflow id. */
 export interface UploadOutcome {
@@ -18,20 +18,20 @@ export interface UploadOutcome {
 
 /** Apply `outcome` (see the module comment). */
 export async function markUploadOutcome(
-  tx: StoreHandle,
+  tx: EdgeHandle,
   outcome: UploadOutcome,
   now: Date,
 ): Promise<void> {
   try {
     if (outcome.attempted.length > 0)
-      await tx.db
+      await tx.edge
         .updateTable('saf_pending_transactions')
         .set({ upload_attempts: sql<number>`upload_attempts + 1` })
         .where('workflow_id', 'in', [...outcome.attempted])
         .where('status', '=', 'PENDING')
         .execute();
     if (outcome.synced.length > 0)
-      await tx.db
+      await tx.edge
         .updateTable('saf_pending_transactions')
         .set({ status: 'SYNCED', synced_at: tx.codec.time(now), last_error: null })
         .where('workflow_id', 'in', [...outcome.synced])
@@ -41,7 +41,7 @@ export async function markUploadOutcome(
     for (const { workflowId, code } of outcome.rejected)
       byCode.set(code, [...(byCode.get(code) ?? []), workflowId]);
     for (const [code, ids] of byCode)
-      await tx.db
+      await tx.edge
         .updateTable('saf_pending_transactions')
         .set({ status: 'REJECTED', last_error: code })
         .where('workflow_id', 'in', ids)

@@ -4,7 +4,7 @@
  * the cloud just accepted is not listed again; a SYNC_TRANSACTIONS command with
  * `max_records` caps the round at that many records sent.
  */
-import type { StoreHandle } from '../../runtime/index.js';
+import type { EdgeHandle } from '../../runtime/index.js';
 import { listPendingRecords, type PendingRecord } from './listPendingRecords.js';
 
 /** Where an upload round takes its batches from. */
@@ -15,7 +15,7 @@ export interface BatchSource {
 
 /** PENDING records in batches of `batchSize`, at most `maxRecords` in all. */
 export function pendingBatches(
-  h: StoreHandle,
+  h: EdgeHandle,
   batchSize: number,
   maxRecords = Number.POSITIVE_INFINITY,
 ): BatchSource {

@@ -4,7 +4,7 @@
  * longer has (a re-imaged terminal, rows removed by hand): those gaps cannot be filled from
  * this device.
  */
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 
 /** Lowest and highest sequence number held. */
 export interface HeldSequences {
@@ -13,9 +13,9 @@ export interface HeldSequences {
 }
 
 /** The held range, or undefined when the device holds no record at all. */
-export async function readHeldSequences(h: StoreHandle): Promise<HeldSequences | undefined> {
+export async function readHeldSequences(h: EdgeHandle): Promise<HeldSequences | undefined> {
   try {
-    const row = await h.db
+    const row = await h.edge
       .selectFrom('saf_pending_transactions')
       .select((eb) => [
         eb.fn.min('sequence_number').as('lowest'),

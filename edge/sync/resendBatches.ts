@@ -15,7 +15,7 @@
  * The report also gives the range the device still holds, so an operator sees when records
  * from `since_sequence` on are gone from it (they cannot be sent again from here).
  */
-import type { StoreHandle } from '../../runtime/index.js';
+import type { EdgeHandle } from '../../runtime/index.js';
 import type { PendingRecord } from './listPendingRecords.js';
 import { listRecordsFrom } from './listRecordsFrom.js';
 import type { BatchSource } from './pendingBatches.js';
@@ -49,7 +49,7 @@ export interface ResendBatches extends BatchSource {
 
 /** Walk the records from `request.fromSequence` on (see the module comment). */
 export function resendBatches(
-  h: StoreHandle,
+  h: EdgeHandle,
   batchSize: number,
   request: ResendRequest,
 ): ResendBatches {

@@ -30,7 +30,7 @@
  * sequence number on (resendBatches.ts). Rounds never overlap: one that finds another
  * running waits for it, so a resend and a background round never send the same rows at once.
  */
-import { MAX_SAF_BATCH, SaffronError, toError, type Store } from '../../runtime/index.js';
+import { MAX_SAF_BATCH, SaffronError, toError, type EdgeStore } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { uploadTransactions } from '../cloud/uploadTransactions.js';
 import { countPendingTransactions } from '../metrics/countPendingTransactions.js';
@@ -119,7 +119,7 @@ export type SafSyncEvent =
 
 /** What the uploader needs. */
 export interface SafSyncOptions {
-  store: Store;
+  store: EdgeStore;
   client: CloudClient;
   /** Records per upload (default 100, at most {@link MAX_SAF_BATCH}). */
   batchSize?: number;
@@ -160,7 +160,7 @@ export interface SafSync {
 }
 
 /** Where the summary upload stands: the last audit row answered for (0 before the first). */
-async function readSummaryCursor(store: Store): Promise<number> {
+async function readSummaryCursor(store: EdgeStore): Promise<number> {
   const entry = await readSyncState(store, SYNC_STATE_KEYS.summariesAfter);
   return typeof entry?.value === 'number' && Number.isSafeInteger(entry.value) ? entry.value : 0;
 }

@@ -1,9 +1,9 @@
-import { translateDriverError, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type EdgeHandle } from '../../runtime/index.js';
 
 /** Whether `device_wasm_cache` holds binary `hash` (without reading its bytes). */
-export async function hasCachedWasm(h: StoreHandle, hash: string): Promise<boolean> {
+export async function hasCachedWasm(h: EdgeHandle, hash: string): Promise<boolean> {
   try {
-    const row = await h.db
+    const row = await h.edge
       .selectFrom('device_wasm_cache')
       .select('binary_hash')
       .where('binary_hash', '=', hash)

@@ -24,7 +24,7 @@ import {
   SaffronError,
   toError,
   WasmError,
-  type Store,
+  type EdgeStore,
   type WasmBinarySource,
 } from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
@@ -79,7 +79,7 @@ export type WasmCacheEvent =
 
 /** What the WASM cache needs. */
 export interface WasmCacheDeps {
-  store: Store;
+  store: EdgeStore;
   cloud: CloudClient;
   /** Largest binary accepted (16 MiB). */
   maxBytes?: number;

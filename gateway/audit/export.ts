@@ -5,7 +5,7 @@
  * (`application/x-ndjson`); CSV has a header line and the same fields (`text/csv`, csv.ts).
  */
 import { Readable } from 'node:stream';
-import { type StoreHandle } from '../../runtime/index.js';
+import { type CloudHandle } from '../../runtime/index.js';
 import {
   searchCommandAudit,
   type CommandAuditFilter,
@@ -25,7 +25,7 @@ export type AuditExportFormat = keyof typeof AUDIT_EXPORT_TYPES;
 const PAGE = 1000;
 
 async function* matchingRows(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: CommandAuditFilter,
   limit: number,
 ): AsyncGenerator<CommandAuditRecord> {
@@ -46,7 +46,7 @@ async function* matchingRows(
 }
 
 async function* lines(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: CommandAuditFilter,
   format: AuditExportFormat,
   limit: number,
@@ -62,7 +62,7 @@ async function* lines(
 
 /** A readable stream of the export of the rows matching `filter` (at most `limit`). */
 export function auditExportStream(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: CommandAuditFilter,
   format: AuditExportFormat,
   limit: number,

@@ -7,7 +7,7 @@
  * handed on carries the role it was admitted with (the most powerful one that admits the
  * route), so the handler's own checks and the audit trail see the same role.
  */
-import { type Store } from '../../runtime/index.js';
+import { type CloudStore } from '../../runtime/index.js';
 import { listPrincipalRoles } from '../governance/store/authorization/index.js';
 import { requireRole, USER_ROLES, type Principal, type UserRole } from './principal.js';
 
@@ -15,7 +15,7 @@ type User = Extract<Principal, { kind: 'user' }>;
 
 /** `principal` admitted to a route open to `roles`, or a 403 problem. */
 export async function admitUser(
-  store: Store,
+  store: CloudStore,
   principal: User,
   roles: readonly UserRole[],
   now: Date,

@@ -18,7 +18,7 @@
  * notification connection lags or dies silently — and never longer than `ttlMs`.
  */
 import { createBatchQueue } from '../../actors/index.js';
-import { type CacheChange, type Store, toError } from '../../runtime/index.js';
+import { type CacheChange, type CloudStore, toError } from '../../runtime/index.js';
 import {
   getDevicesCredentials,
   type SealedDeviceCredentials,
@@ -52,7 +52,7 @@ interface Opened {
 
 /** A credential cache over `store`, keeping entries while `trusted()`. */
 export function createCredentialCache(
-  store: Store,
+  store: CloudStore,
   keys: Keyring,
   trusted: () => boolean,
   bounds: CacheBounds = {},

@@ -23,7 +23,7 @@
  * PGlite (one process, no notifications to another gateway) every nonce is strict.
  */
 import { randomUUID } from 'node:crypto';
-import { type ChannelListener, type Store } from '../../runtime/index.js';
+import { type ChannelListener, type CloudStore } from '../../runtime/index.js';
 import { listNonces } from './store/nonces/listNonces.js';
 import { listenForNonces, notifyNonces } from './store/nonces/nonceNotifications.js';
 import { purgeNonces } from './store/nonces/purgeNonces.js';
@@ -133,7 +133,7 @@ export function createLocalNonces(windowMs: number) {
 }
 
 /** A nonce cache shared through `store` by every gateway on the same database. */
-export function createNonceCache(store: Store, options: NonceCacheOptions): NonceCache {
+export function createNonceCache(store: CloudStore, options: NonceCacheOptions): NonceCache {
   const { windowMs, flushMs = 100, maxBatch = 500, livenessMs = 2_000 } = options;
   const now = options.now ?? Date.now;
   const origin = randomUUID();

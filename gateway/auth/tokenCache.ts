@@ -11,7 +11,7 @@
  * token changed by hand in SQL, which announces nothing. Nothing is kept or served while the
  * gateway cannot vouch that it hears changes in time (`trusted`).
  */
-import type { CacheChange, Store } from '../../runtime/index.js';
+import type { CacheChange, CloudStore } from '../../runtime/index.js';
 import {
   CACHE_DEFAULTS,
   createInvalidatingCache,
@@ -41,7 +41,7 @@ export interface TokenCache {
 
 /** A token cache over `store`, keeping entries while `trusted()`. */
 export function createTokenCache(
-  store: Store,
+  store: CloudStore,
   trusted: () => boolean,
   bounds: CacheBounds = {},
 ): TokenCache {

@@ -4,7 +4,7 @@
  * right verifier: no offline guessing is possible). `Authorization: Bearer <token>`.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { translateDriverError, type Store, type StoreHandle } from '../../runtime/index.js';
+import { translateDriverError, type CloudStore, type CloudHandle } from '../../runtime/index.js';
 import type { Principal, UserRole } from './principal.js';
 
 /** The operator a token authenticates. */
@@ -32,12 +32,12 @@ export interface CreatedToken {
 
 /** Create an operator token with `role`. */
 export async function createApiToken(
-  store: Store,
+  store: CloudStore,
   options: { name: string; role: UserRole; expiresAt?: Date },
 ): Promise<CreatedToken> {
   const token = `saf_${randomBytes(32).toString('base64url')}`;
   const tokenId = randomUUID();
-  await store.db
+  await store.cloud
     .insertInto('api_tokens')
     .values({
       token_id: tokenId,
@@ -53,10 +53,10 @@ export async function createApiToken(
 
 /** The holder of the unrevoked token whose hash is `tokenHash`, expired or not; undefined if none. */
 export async function readApiToken(
-  store: Store,
+  store: CloudStore,
   tokenHash: string,
 ): Promise<TokenHolder | undefined> {
-  const row = await store.db
+  const row = await store.cloud
     .selectFrom('api_tokens')
     .select(['token_id', 'name', 'role_name', 'expires_at', 'revoked_at'])
     .where('token_hash', '=', tokenHash)
@@ -82,9 +82,9 @@ export const tokenValid = (holder: TokenHolder, now: Date): boolean =>
  * hold tokens in memory (tokenCache.ts): the caller announces the change (`tokens`) in the
  * same transaction, so that every gateway drops them at the commit.
  */
-export async function revokeApiToken(h: StoreHandle, tokenId: string, now: Date): Promise<boolean> {
+export async function revokeApiToken(h: CloudHandle, tokenId: string, now: Date): Promise<boolean> {
   try {
-    const result = await h.db
+    const result = await h.cloud
       .updateTable('api_tokens')
       .set({ revoked_at: h.codec.time(now) })
       .where('token_id', '=', tokenId)
@@ -109,8 +109,8 @@ export interface ApiTokenSummary {
 }
 
 /** Every token, oldest first (revoked ones too). */
-export async function listApiTokens(store: Store): Promise<ApiTokenSummary[]> {
-  const rows = await store.db
+export async function listApiTokens(store: CloudStore): Promise<ApiTokenSummary[]> {
+  const rows = await store.cloud
     .selectFrom('api_tokens')
     .select([
       'token_id',

@@ -19,8 +19,8 @@ import {
   type CacheChange,
   type ChannelListener,
   type CommandNotification,
-  type Store,
-  type StoreHandle,
+  type CloudStore,
+  type CloudHandle,
 } from '../../runtime/index.js';
 
 /** What the device hub hears on the shared connection. */
@@ -43,7 +43,7 @@ export interface ChangeBus {
    * the commit and applied to this gateway's caches right after it.
    */
   transaction<T>(
-    work: (tx: StoreHandle, changed: (change: CacheChange) => Promise<void>) => Promise<T>,
+    work: (tx: CloudHandle, changed: (change: CacheChange) => Promise<void>) => Promise<T>,
   ): Promise<T>;
   /** Listen to changes, from this gateway and the others. */
   onChange(listener: ChangeListener): void;
@@ -60,7 +60,7 @@ export interface ChangeBus {
  * (PostgreSQL; without it changes are local only); `onError` logs what a cache listener throws.
  */
 export function createChangeBus(
-  store: Store,
+  store: CloudStore,
   channels: ChannelListener | undefined,
   onError: (error: unknown) => void,
 ): ChangeBus {

@@ -13,7 +13,7 @@ import {
   type CacheChange,
   type ConfigScope,
   type JsonObject,
-  type StoreHandle,
+  type CloudHandle,
 } from '../../runtime/index.js';
 import { type ConfigLayerRecord } from './store/configs/configLayer.js';
 import { publishConfig } from './store/configs/publishConfig.js';
@@ -35,7 +35,7 @@ export interface LayerToPublish {
  * layer is a ConflictError.
  */
 export async function publishLayer(
-  tx: StoreHandle,
+  tx: CloudHandle,
   changed: (change: CacheChange) => Promise<void>,
   keys: Keyring,
   layer: LayerToPublish,

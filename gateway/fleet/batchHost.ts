@@ -12,7 +12,7 @@
  * made good by the next step of the periodic driver.
  */
 import { randomUUID } from 'node:crypto';
-import { notifyCommands, type Store, type StoreHandle } from '../../runtime/index.js';
+import { notifyCommands, type CloudStore, type CloudHandle } from '../../runtime/index.js';
 import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
 import { cancelPendingCommands } from '../commands/store/commands/cancelPendingCommands.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
@@ -70,7 +70,7 @@ export function isTerminalBatchStatus(status: string): boolean {
  * `stepBatch(…, start)` sends the first commands. Call inside a transaction.
  */
 export async function insertNewBatch(
-  h: StoreHandle,
+  h: CloudHandle,
   spec: BatchSpec,
   actor: CommandActor,
   now: Date,
@@ -129,7 +129,7 @@ const ITEM_STATUSES = new Set<string>(BATCH_ITEM_STATUSES);
  * exist or — with `skipLocked` — another gateway is stepping it.
  */
 export async function stepBatch(
-  store: Store,
+  store: CloudStore,
   batchId: string,
   event: BatchEvent | undefined,
   options: BatchStepOptions,

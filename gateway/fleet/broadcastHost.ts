@@ -11,7 +11,7 @@
  * previous state, and a restarted one continues from the row.
  */
 import { randomUUID } from 'node:crypto';
-import { notifyCommands, type Store, type StoreHandle } from '../../runtime/index.js';
+import { notifyCommands, type CloudStore, type CloudHandle } from '../../runtime/index.js';
 import {
   appendCommandAudit,
   type CommandAuditEntry,
@@ -77,7 +77,7 @@ export function isTerminalBroadcastStatus(status: string): boolean {
 
 /** Insert a new broadcast (PENDING, nothing sent yet); call inside a transaction. */
 export async function insertNewBroadcast(
-  h: StoreHandle,
+  h: CloudHandle,
   spec: BroadcastSpec,
   actor: CommandActor,
   now: Date,
@@ -174,7 +174,7 @@ function phaseLimit(snapshot: BroadcastSnapshot, already: number): number | null
  * is stepping it.
  */
 export async function stepBroadcast(
-  store: Store,
+  store: CloudStore,
   broadcastId: string,
   event: BroadcastEvent | undefined,
   options: BroadcastStepOptions,

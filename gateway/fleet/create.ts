@@ -13,7 +13,7 @@
 import { type BatchCommandSpec } from '../../actors/index.js';
 import { insertNewBatch, type BatchSpec } from './batchHost.js';
 import { insertNewBroadcast, type BroadcastSpec } from './broadcastHost.js';
-import { findClearPan, type StoreHandle } from '../../runtime/index.js';
+import { findClearPan, type CloudHandle } from '../../runtime/index.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import { findMissingDevices } from '../devices/store/devices/findMissingDevices.js';
 import { type BatchRecord } from './store/batches/batch.js';
@@ -133,7 +133,7 @@ const specOf = (
 
 /** Create a batch, or hold it for approval (see the module comment). */
 export async function createBatch(
-  h: StoreHandle,
+  h: CloudHandle,
   request: BatchRequest,
   actor: CommandActor,
   now: Date,
@@ -176,7 +176,7 @@ export async function createBatch(
  * approval (see the module comment).
  */
 export async function createBroadcast(
-  h: StoreHandle,
+  h: CloudHandle,
   request: BroadcastRequest,
   actor: CommandActor,
   now: Date,
@@ -225,7 +225,7 @@ export async function createBroadcast(
  * takes exactly one command) — or hold it for approval.
  */
 export async function applyTemplate(
-  h: StoreHandle,
+  h: CloudHandle,
   template: TemplateRecord,
   values: Record<string, unknown>,
   target: ApplyTarget,

@@ -16,7 +16,7 @@
  * event exists exactly when the change was committed, whichever gateway applied it.
  * Reconnecting while a session is current, and uploads (SYNCING), emit nothing.
  */
-import { type DeviceStatus, type Store } from '../../runtime/index.js';
+import { type DeviceStatus, type CloudStore } from '../../runtime/index.js';
 import { lockDeviceStatus } from '../devices/store/deviceStatus/lockDeviceStatus.js';
 import { lockDeviceStatuses } from '../devices/store/deviceStatus/lockDeviceStatuses.js';
 import { saveDeviceStatus } from '../devices/store/deviceStatus/saveDeviceStatus.js';
@@ -63,7 +63,7 @@ function connectivityEvent(
 
 /** Apply `event` to `deviceId`'s actor; undefined when the device does not exist. */
 export async function applyDeviceEvent(
-  store: Store,
+  store: CloudStore,
   deviceId: string,
   event: DeviceEvent,
   now: Date,
@@ -104,7 +104,7 @@ export type QueuedDeviceEvent =
  * that do not exist are left out (their events are dropped).
  */
 export async function applyDeviceEventBatch(
-  store: Store,
+  store: CloudStore,
   events: ReadonlyMap<string, readonly QueuedDeviceEvent[]>,
   now: Date,
 ): Promise<Map<string, DeviceStatusUpdate>> {

@@ -26,7 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchStep } from './batchHost.js';
 import type { BroadcastStep } from './broadcastHost.js';
-import { toError, type StoreHandle } from '../../runtime/index.js';
+import { toError, type CloudHandle } from '../../runtime/index.js';
 import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import { claimScheduleRun } from './store/commandSchedules/claimScheduleRun.js';
@@ -82,7 +82,7 @@ export function nextRunAfter(schedule: CommandScheduleRecord, now: Date): Date |
 }
 
 async function perform(
-  h: StoreHandle,
+  h: CloudHandle,
   keys: DefinitionSigner,
   schedule: CommandScheduleRecord,
   actor: CommandActor,

@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { COMMAND_TYPES, ConflictError, type StoreHandle } from '../../runtime/index.js';
+import { COMMAND_TYPES, ConflictError, type CloudHandle } from '../../runtime/index.js';
 import {
   deleteAuthorizationPolicy,
   deleteRole,
@@ -134,7 +134,7 @@ const fieldsOf = (body: PolicyBody): AuthorizationPolicyFields => ({
 
 /** 422 UNKNOWN_ROLE unless every role in `names` exists (and none is `device`). */
 async function requireRoles(
-  h: StoreHandle,
+  h: CloudHandle,
   names: readonly { path: string; name: string }[],
 ): Promise<void> {
   const known = new Set(
@@ -160,7 +160,7 @@ async function requireRoles(
     );
 }
 
-async function checkPolicyRoles(h: StoreHandle, body: PolicyBody): Promise<void> {
+async function checkPolicyRoles(h: CloudHandle, body: PolicyBody): Promise<void> {
   await requireRoles(h, [
     ...(body.required_role !== null ? [{ path: '$.required_role', name: body.required_role }] : []),
     ...body.approver_roles.map((name, i) => ({ path: `$.approver_roles[${i}]`, name })),
@@ -327,7 +327,7 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
         .transaction(async (tx) => {
           await requireRoles(tx, [{ path: '$.role_name', name: body.role_name }]);
           if (body.principal_type === 'token') {
-            const token = await tx.db
+            const token = await tx.cloud
               .selectFrom('api_tokens')
               .select('token_id')
               .where('token_id', '=', body.principal_id)

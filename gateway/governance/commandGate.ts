@@ -11,7 +11,7 @@
  * Runs before anything is written (inside the caller's transaction, if it has one). With no
  * policy configured it costs one round trip (versions and policies: readCommandRules).
  */
-import { type RiskLevel, type StoreHandle } from '../../runtime/index.js';
+import { type RiskLevel, type CloudHandle } from '../../runtime/index.js';
 import {
   listPolicyDevices,
   readCommandRules,
@@ -70,7 +70,7 @@ export interface GateOutcome {
  * by default they are read in `h`.
  */
 export async function gateCommands(
-  h: StoreHandle,
+  h: CloudHandle,
   request: GateRequest,
   requester: Requester,
   now: Date,
@@ -115,7 +115,7 @@ interface Subject {
  * exempt the requester, or null.
  */
 async function judge(
-  h: StoreHandle,
+  h: CloudHandle,
   policies: readonly AuthorizationPolicyRecord[],
   subjects: readonly Subject[],
   targets: readonly (PolicyDevice | 'any')[],
@@ -166,7 +166,7 @@ export const CONFIG_PUSH_COMMAND_TYPE = 'UPDATE_CONFIG';
  * (null: publish it now).
  */
 export async function gateConfigPush(
-  h: StoreHandle,
+  h: CloudHandle,
   layer: { scope: string; scopeKey: string },
   requester: Requester,
   now: Date,

@@ -20,7 +20,7 @@
  * `approval.decided` webhook event, committed with it.
  */
 import { randomUUID } from 'node:crypto';
-import { type StoreHandle } from '../../runtime/index.js';
+import { type CloudHandle } from '../../runtime/index.js';
 import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import {
@@ -63,7 +63,7 @@ type Attempt = DecisionOutcome | { expired: ApprovalRecord };
 const APPROVALS_ORIGIN = 'approvals';
 
 async function decided(
-  tx: StoreHandle,
+  tx: CloudHandle,
   approval: ApprovalRecord,
   decision: 'APPROVED' | 'REJECTED' | 'EXPIRED',
   by: string | null,
@@ -92,7 +92,7 @@ async function decided(
 }
 
 async function attempt(
-  tx: StoreHandle,
+  tx: CloudHandle,
   input: { approvalId: string; decision: Decision; comment: string | null },
   actor: CommandActor,
   release: ReleaseContext,

@@ -6,7 +6,7 @@
  * the commands read after its commit — as it would inside a READ COMMITTED transaction,
  * which does not lock the policies it reads either.
  */
-import type { Store } from '../../runtime/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 import type { CommandActor } from '../commands/store/commands/command.js';
 import type { ApprovalRecord } from './store/approvals/index.js';
 import type { CreateCommand } from '../link/commandTypes.js';
@@ -25,7 +25,7 @@ export type DeviceCommandGate =
  * `accepted` turns the checked command into what is held (e.g. signs its definition).
  */
 export async function gateDeviceCommand(
-  store: Store,
+  store: CloudStore,
   deviceId: string,
   command: CreateCommand,
   actor: CommandActor,

@@ -14,7 +14,7 @@
  * arrives. Role assignments (for a policy's exempt roles) are not held: they are read only
  * when a covering policy asks.
  */
-import { type CacheChange, type Store } from '../../runtime/index.js';
+import { type CacheChange, type CloudStore } from '../../runtime/index.js';
 import {
   listPolicyDevices,
   type CommandRules,
@@ -39,7 +39,7 @@ export interface GateReads {
 
 /** The gate's reads over `store`, keeping entries while `trusted()`. */
 export function createGateReads(
-  store: Store,
+  store: CloudStore,
   trusted: () => boolean,
   bounds: CacheBounds = {},
 ): GateReads {

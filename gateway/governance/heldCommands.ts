@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type StoreHandle } from '../../runtime/index.js';
+import { type CloudHandle } from '../../runtime/index.js';
 import { type CommandActor, type CommandRecord } from '../commands/store/commands/command.js';
 import { insertCommandWith } from '../commands/store/commands/insertCommand.js';
 import { type ApprovalRecord } from './store/approvals/index.js';
@@ -36,7 +36,7 @@ export type HeldCommand = z.output<typeof heldCommandSchema>;
 
 /** Hold `command` for `deviceId` under `terms`; returns the approval (PENDING). */
 export function holdCommand(
-  tx: StoreHandle,
+  tx: CloudHandle,
   input: {
     deviceId: string;
     deviceType: string | null;
@@ -74,7 +74,7 @@ export function holdCommand(
  * transaction.
  */
 export function releaseCommand(
-  tx: StoreHandle,
+  tx: CloudHandle,
   approval: ApprovalRecord,
   held: HeldCommand,
   origin: string,

@@ -9,7 +9,7 @@
  * next one at that moment.
  */
 import { z } from 'zod';
-import { CONFIG_SCOPES, type CacheChange, type StoreHandle } from '../../runtime/index.js';
+import { CONFIG_SCOPES, type CacheChange, type CloudHandle } from '../../runtime/index.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import { type ConfigLayerRecord } from '../config/store/configs/configLayer.js';
 import { type ApprovalRecord } from './store/approvals/index.js';
@@ -72,7 +72,7 @@ export async function holdConfigPush(
 
 /** Publish the held layer now that `approval` is granted; inside the decision's transaction. */
 export function releaseConfigLayer(
-  tx: StoreHandle,
+  tx: CloudHandle,
   changed: (change: CacheChange) => Promise<void>,
   keys: Keyring,
   approval: ApprovalRecord,

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { insertNewBatch, type BatchSpec } from '../fleet/batchHost.js';
 import { insertNewBroadcast, type BroadcastSpec } from '../fleet/broadcastHost.js';
-import { RISK_LEVELS, type RiskLevel, type StoreHandle } from '../../runtime/index.js';
+import { RISK_LEVELS, type RiskLevel, type CloudHandle } from '../../runtime/index.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import { BATCH_EXECUTION_MODES, type BatchRecord } from '../fleet/store/batches/batch.js';
 import { type BroadcastRecord } from '../fleet/store/broadcasts/broadcast.js';
@@ -130,7 +130,7 @@ function requester(run: ScheduleRun | undefined, actor: CommandActor) {
 
 /** Hold batch `spec` under `terms`; returns the approval (PENDING). */
 export function holdBatch(
-  tx: StoreHandle,
+  tx: CloudHandle,
   input: HoldInput<BatchSpec>,
   actor: CommandActor,
   now: Date,
@@ -174,7 +174,7 @@ export function holdBatch(
 
 /** Hold broadcast `spec` under `terms`; returns the approval (PENDING). */
 export function holdBroadcast(
-  tx: StoreHandle,
+  tx: CloudHandle,
   input: HoldInput<BroadcastSpec> & { target: HeldBroadcast['target'] },
   actor: CommandActor,
   now: Date,
@@ -225,7 +225,7 @@ export const releaseActor = (
 
 /** Create the held batch (PENDING, with its reserved id); inside the decision's transaction. */
 export function releaseBatch(
-  tx: StoreHandle,
+  tx: CloudHandle,
   held: HeldBatch,
   actor: CommandActor,
   now: Date,
@@ -253,7 +253,7 @@ export function releaseBatch(
 
 /** Create the held broadcast (PENDING, with its reserved id); inside the decision's transaction. */
 export function releaseBroadcast(
-  tx: StoreHandle,
+  tx: CloudHandle,
   held: HeldBroadcast,
   actor: CommandActor,
   now: Date,

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { batchEvents, bcEvents } from '../../actors/index.js';
 import { stepBatch } from '../fleet/batchHost.js';
 import { stepBroadcast } from '../fleet/broadcastHost.js';
-import type { CacheChange, StoreHandle } from '../../runtime/index.js';
+import type { CacheChange, CloudHandle } from '../../runtime/index.js';
 import type { CommandActor, CommandRecord } from '../commands/store/commands/command.js';
 import type { ConfigLayerRecord } from '../config/store/configs/configLayer.js';
 import type { BatchRecord } from '../fleet/store/batches/batch.js';
@@ -102,7 +102,7 @@ export function approverContexts(held: HeldRequest): RoleContext[] {
  * transaction; undefined when it can no longer be (a device command's device is gone).
  */
 export async function releaseHeld(
-  tx: StoreHandle,
+  tx: CloudHandle,
   approval: ApprovalRecord,
   held: HeldRequest,
   release: ReleaseContext,

@@ -41,7 +41,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
-import { type Store } from '../../runtime/index.js';
+import { type CloudStore } from '../../runtime/index.js';
 import {
   listRateLimitRules,
   purgeRateLimitTracking,
@@ -67,7 +67,7 @@ export interface RateLimitOptions {
 
 /** What the limiter needs. */
 export interface RateLimiterDeps {
-  store: Store;
+  store: CloudStore;
   now: () => Date;
   metrics: Registry;
   onError: (error: unknown) => void;

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type StoreHandle } from '../../runtime/index.js';
+import { type CloudHandle } from '../../runtime/index.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import { insertApproval, requestSubject, type ApprovalRecord } from './store/approvals/index.js';
 import { emitWebhookEvent } from '../webhooks/store/webhooks/index.js';
@@ -50,7 +50,7 @@ export interface ApprovalRequest {
 
 /** Hold `request` (PENDING) as `actor` at `now`; returns the approval. */
 export async function requestApproval(
-  tx: StoreHandle,
+  tx: CloudHandle,
   request: ApprovalRequest,
   actor: CommandActor,
   now: Date,

@@ -7,7 +7,7 @@
  * scoped assignment never counts where the command or device is not known (route access, a
  * broadcast to a filter).
  */
-import { type StoreHandle } from '../../runtime/index.js';
+import { type CloudHandle } from '../../runtime/index.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import { listPrincipalRoles, type RoleAssignmentRecord } from './store/authorization/index.js';
 import { USER_ROLES } from '../auth/principal.js';
@@ -44,7 +44,7 @@ export const isSystemRequester = (requester: Requester): boolean => requester.ro
 
 /** Load the role set of `requester` at `now`. */
 export async function loadRoleSet(
-  h: StoreHandle,
+  h: CloudHandle,
   requester: Requester,
   now: Date,
 ): Promise<RoleSet> {

@@ -8,7 +8,7 @@
  * may have left out some of a request's policies: then each request reads alone.
  */
 import { createBatchQueue } from '../../actors/index.js';
-import { type Store } from '../../runtime/index.js';
+import { type CloudStore } from '../../runtime/index.js';
 import {
   MAX_RULE_POLICIES,
   readCommandRules,
@@ -34,7 +34,7 @@ function rulesOf(rules: CommandRules, types: readonly string[]): CommandRules {
 }
 
 /** A reader over `store` that shares concurrent reads (see the module comment). */
-export function createSharedRuleReads(store: Store, maxBatch = 64): RuleReader {
+export function createSharedRuleReads(store: CloudStore, maxBatch = 64): RuleReader {
   const readAlone = (w: Waiting) => readCommandRules(store, w.types).then(w.resolve, w.reject);
   const queue = createBatchQueue<Waiting>({
     maxBatch,

@@ -19,7 +19,7 @@
  * written again one item at a time, so only the item at fault fails.
  */
 import { createBatchQueue } from '../../actors/index.js';
-import { type Store } from '../../runtime/index.js';
+import { type CloudStore } from '../../runtime/index.js';
 import {
   ackCommands,
   type AckOutcome,
@@ -132,7 +132,7 @@ const MAX_CREATIONS = 64;
  * notified as `origin`'s.
  */
 export function createCommandGroups(
-  store: Store,
+  store: CloudStore,
   actor: CommandActor,
   origin: string,
   now: () => Date,

@@ -28,7 +28,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import { devEvents } from '../../actors/index.js';
 import { applyDeviceEventBatch, type QueuedDeviceEvent } from '../fleet/deviceHost.js';
-import type { Store } from '../../runtime/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 
 /** Longest wait before a failed flush is tried again. */
 const MAX_BACKOFF_MS = 10_000;
@@ -45,7 +45,7 @@ export interface PresenceSettings {
 
 /** What the writer needs from its gateway. */
 export interface PresenceDeps {
-  store: Store;
+  store: CloudStore;
   /** The time events are stamped with (`last_seen`, webhook events). */
   now(): Date;
   log: Pick<FastifyBaseLogger, 'warn' | 'error'>;

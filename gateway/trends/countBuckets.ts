@@ -20,7 +20,7 @@
  * counted.
  */
 import { sql } from 'kysely';
-import type { Store } from '../../runtime/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 
 /** How long before the window a counted workflow may have started. */
 export const LOOKBACK_MS = 60 * 60 * 1000;
@@ -56,7 +56,7 @@ type Num = string | number | null;
  * (inclusive, a bucket start) to `to` (exclusive). Buckets with nothing are absent.
  */
 export async function countBuckets(
-  store: Store,
+  store: CloudStore,
   from: Date,
   to: Date,
   stepSeconds: number,

@@ -5,11 +5,11 @@
  * over the device table, which every gateway shares, so every gateway reads the same fleet.
  */
 import { sql } from 'kysely';
-import type { Store } from '../../runtime/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 import type { GaugeSample } from './gaugeRing.js';
 
 /** The fleet gauges at `at`. */
-export async function readGauges(store: Store, at: Date): Promise<GaugeSample> {
+export async function readGauges(store: CloudStore, at: Date): Promise<GaugeSample> {
   const result = await sql<{ online: string | number; backlog: string | number | null }>`
     SELECT count(*) FILTER (WHERE status IN ('ONLINE', 'SYNCING')) AS online,
            sum(CASE WHEN jsonb_typeof(metadata -> 'metrics' -> 'pending_transactions') = 'number'

@@ -7,7 +7,7 @@
  * they answer the same counts and the same gauges; they differ only in gauge history from
  * before a gateway started (null there) and by up to one sampling interval.
  */
-import type { Store } from '../../runtime/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 import { countBuckets, emptyCounts, type BucketCounts } from './countBuckets.js';
 import { createGaugeRing, type GaugeSample } from './gaugeRing.js';
 import { readGauges } from './readGauges.js';
@@ -74,7 +74,11 @@ const COUNTED: readonly (readonly [SeriesName, keyof BucketCounts])[] = [
 ];
 
 /** Trends over `store`, timed by `now`. */
-export function createTrends(store: Store, now: () => Date, options: TrendOptions = {}): Trends {
+export function createTrends(
+  store: CloudStore,
+  now: () => Date,
+  options: TrendOptions = {},
+): Trends {
   const sampleMs = options.sampleMs ?? 10_000;
   const cacheMs = options.cacheMs ?? 5_000;
   const onError = options.onError ?? (() => {});

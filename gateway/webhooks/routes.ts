@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { WEBHOOK_DELIVERY_STATUSES, type StoreHandle } from '../../runtime/index.js';
+import { WEBHOOK_DELIVERY_STATUSES, type CloudHandle } from '../../runtime/index.js';
 import { appendCommandAudit } from '../commands/store/commands/appendCommandAudit.js';
 import { type CommandActor } from '../commands/store/commands/command.js';
 import {
@@ -116,7 +116,7 @@ function auditedUrl(text: string): string {
 }
 
 async function audit(
-  h: StoreHandle,
+  h: CloudHandle,
   actor: CommandActor,
   event:
     | 'WEBHOOK_CREATED'

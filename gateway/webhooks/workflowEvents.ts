@@ -9,7 +9,7 @@
  * elsewhere over the cloud database passes `onSettled: workflowWebhookHook()` to emit too.
  */
 import type { SettledHook } from '../../actors/index.js';
-import { type WorkflowStatus } from '../../runtime/index.js';
+import { asCloud, type WorkflowStatus } from '../../runtime/index.js';
 import { emitWebhookEvent } from './store/webhooks/index.js';
 
 const KIND: Partial<Record<WorkflowStatus, 'workflow.completed' | 'workflow.failed'>> = {
@@ -25,7 +25,7 @@ export function workflowWebhookHook(now: () => Date = () => new Date()): Settled
     if (!kind) return undefined;
     return async (tx) => {
       await emitWebhookEvent(
-        tx,
+        asCloud(tx),
         kind,
         {
           workflow_id: record.id,

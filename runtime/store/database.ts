@@ -205,8 +205,12 @@ export interface WasmComponentsTable {
   updated_at: DefaultTime;
 }
 
-/** The tables known to the query builder. */
-export interface Database {
+/**
+ * The engine's tables, on both tiers: what `StoreHandle.db` can query. A table of one tier
+ * only is reached through the tier's own view (`CloudHandle.cloud`, `EdgeHandle.edge`), so a
+ * query on a table the store does not have fails to compile.
+ */
+export interface CoreDatabase {
   workflow_executions: WorkflowExecutionsTable;
   workflow_audit_log: WorkflowAuditLogTable;
   workflow_execution_logs: WorkflowExecutionLogsTable;
@@ -214,6 +218,21 @@ export interface Database {
   workflow_heartbeats: WorkflowHeartbeatsTable;
   tasks: TasksTable;
   compensation_log: CompensationLogTable;
+  workflow_timers: WorkflowTimersTable;
+  scheduled_workflows: ScheduledWorkflowsTable;
+}
+
+/** The terminal's own tables (SQLite). */
+export interface EdgeTables {
+  device_wasm_cache: DeviceWasmCacheTable;
+  saf_pending_transactions: SafPendingTransactionsTable;
+  device_config_cache: DeviceConfigCacheTable;
+  edge_sync_state: EdgeSyncStateTable;
+  edge_workflow_cache: EdgeWorkflowCacheTable;
+}
+
+/** The control plane's own tables (PostgreSQL, PGlite). */
+export interface CloudTables {
   edge_devices: EdgeDevicesTable;
   device_commands: DeviceCommandsTable;
   api_tokens: ApiTokensTable;
@@ -225,14 +244,7 @@ export interface Database {
   registration_keys: RegistrationKeysTable;
   device_request_nonces: DeviceRequestNoncesTable;
   workflow_definitions: WorkflowDefinitionsTable;
-  workflow_timers: WorkflowTimersTable;
-  scheduled_workflows: ScheduledWorkflowsTable;
   wasm_components: WasmComponentsTable;
-  device_wasm_cache: DeviceWasmCacheTable;
-  saf_pending_transactions: SafPendingTransactionsTable;
-  device_config_cache: DeviceConfigCacheTable;
-  edge_sync_state: EdgeSyncStateTable;
-  edge_workflow_cache: EdgeWorkflowCacheTable;
   command_batches: CommandBatchesTable;
   command_broadcasts: CommandBroadcastsTable;
   command_templates: CommandTemplatesTable;
@@ -251,3 +263,10 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   audit_retention_policies: AuditRetentionPoliciesTable;
 }
+
+/** What an edge store can query. */
+export type EdgeDatabase = CoreDatabase & EdgeTables;
+/** What a cloud store can query. */
+export type CloudDatabase = CoreDatabase & CloudTables;
+/** Every table of both tiers: the type a store's one Kysely instance is built with. */
+export type Database = CoreDatabase & EdgeTables & CloudTables;

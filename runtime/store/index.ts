@@ -6,7 +6,7 @@
  */
 export { executeCached } from './cachedQuery.js';
 export type { Codec } from './codec.js';
-export type { Database } from './database.js';
+export type { CloudDatabase, CoreDatabase, Database, EdgeDatabase } from './database.js';
 export {
   ConflictError,
   StoreConfigError,
@@ -16,7 +16,20 @@ export {
 } from './errors.js';
 export { openStore, type OpenStoreOptions } from './openStore.js';
 export type { PostgresStoreOptions } from './postgres/openPostgresStore.js';
-export type { Store, StoreDriver, StoreHandle, TransactionOptions } from './store.js';
+export {
+  asCloud,
+  asEdge,
+  isCloudStore,
+  isEdgeStore,
+  type CloudHandle,
+  type CloudStore,
+  type EdgeHandle,
+  type EdgeStore,
+  type Store,
+  type StoreDriver,
+  type StoreHandle,
+  type TransactionOptions,
+} from './store.js';
 export {
   describeStoreTarget,
   parseStoreTarget,

@@ -4,7 +4,7 @@
  */
 import type { PostgresStoreOptions } from './postgres/openPostgresStore.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite/openSqliteStore.js';
-import type { Store } from './store.js';
+import type { CloudStore, EdgeStore } from './store.js';
 import { parseStoreTarget, type StoreTarget } from './target.js';
 
 /** Options of {@link openStore}. */
@@ -17,7 +17,7 @@ export interface OpenStoreOptions {
 export async function openStore(
   target: StoreTarget | string,
   options: OpenStoreOptions = {},
-): Promise<Store> {
+): Promise<CloudStore | EdgeStore> {
   const parsed = typeof target === 'string' ? parseStoreTarget(target) : target;
   switch (parsed.kind) {
     case 'postgres': {

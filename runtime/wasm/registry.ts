@@ -22,7 +22,7 @@ import { registryWasmSource } from './source.js';
 import { resolveStoredBlob, wasmBlobPath } from './storageDir.js';
 import { componentArtifacts } from './transpile.js';
 import { ConflictError } from '../store/errors.js';
-import type { Store } from '../store/store.js';
+import { asCloud, asEdge, type Store } from '../store/store.js';
 import { getWasmComponent } from '../store/wasm/getWasmComponent.js';
 import { insertWasmComponent } from '../store/wasm/insertWasmComponent.js';
 import { listWasmComponents } from '../store/wasm/listWasmComponents.js';
@@ -181,7 +181,7 @@ export async function registerWasmComponent(
   const inputSchema = schemaText(registration.inputSchema, 'input_schema');
   const outputSchema = schemaText(registration.outputSchema, 'output_schema');
   const hash = sha256Hex(bytes);
-  const existing = await getWasmComponent(store, hash);
+  const existing = await getWasmComponent(asCloud(store), hash);
   if (existing) {
     await ensureBlob(
       await resolveStoredBlob(options.storageDir, existing.blobStoragePath).catch((error) => {
@@ -197,7 +197,7 @@ export async function registerWasmComponent(
   const file = wasmBlobPath(options.storageDir, hash);
   await ensureBlob(file, bytes, hash);
   try {
-    await insertWasmComponent(store, {
+    await insertWasmComponent(asCloud(store), {
       id: randomUUID(),
       name: registration.name,
       versionTag: registration.versionTag,
@@ -210,11 +210,12 @@ export async function registerWasmComponent(
     });
   } catch (error) {
     // Registered concurrently by someone else: theirs is the row.
-    const raced = error instanceof ConflictError ? await getWasmComponent(store, hash) : undefined;
+    const raced =
+      error instanceof ConflictError ? await getWasmComponent(asCloud(store), hash) : undefined;
     if (raced) return { component: raced, created: false };
     throw error;
   }
-  return { component: (await getWasmComponent(store, hash))!, created: true };
+  return { component: (await getWasmComponent(asCloud(store), hash))!, created: true };
 }
 
 /**
@@ -227,7 +228,7 @@ export async function findWasmComponent(
   versionTag?: string,
 ): Promise<WasmComponent | undefined> {
   cloudOnly(store, 'looking up a WASM binary by name');
-  const named = await listWasmComponents(store, { name });
+  const named = await listWasmComponents(asCloud(store), { name });
   if (versionTag !== undefined) return named.find((c) => c.versionTag === versionTag);
   return named
     .filter((c) => isSemver(c.versionTag))
@@ -269,5 +270,5 @@ export async function cacheWasmBinary(
     );
   await checkWasmBinary(bytes);
   const hash = sha256Hex(bytes);
-  return { hash, created: await putCachedWasm(store, hash, bytes, now) };
+  return { hash, created: await putCachedWasm(asEdge(store), hash, bytes, now) };
 }

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { WasmError } from './errors.js';
 import { resolveStoredBlob, wasmStorageDir } from './storageDir.js';
-import type { Store } from '../store/store.js';
+import { asCloud, asEdge, type Store } from '../store/store.js';
 import { getWasmComponent } from '../store/wasm/getWasmComponent.js';
 import { getCachedWasm, touchCachedWasm } from '../store/wasm/getCachedWasm.js';
 
@@ -30,7 +30,7 @@ export function mapWasmSource(binaries: ReadonlyMap<string, Uint8Array>): WasmBi
 export function registryWasmSource(store: Store, storageDir: string): WasmBinarySource {
   return {
     async read(hash) {
-      const component = await getWasmComponent(store, hash);
+      const component = await getWasmComponent(asCloud(store), hash);
       if (!component) return undefined;
       try {
         return await readFile(await resolveStoredBlob(storageDir, component.blobStoragePath));
@@ -61,13 +61,13 @@ export function deviceCacheWasmSource(
   const touched = new Map<string, number>();
   return {
     async read(hash) {
-      const bytes = await getCachedWasm(store, hash);
+      const bytes = await getCachedWasm(asEdge(store), hash);
       if (bytes === undefined) return undefined;
       const at = now();
       const last = touched.get(hash);
       if (last === undefined || at.getTime() - last >= TOUCH_INTERVAL_MS) {
         touched.set(hash, at.getTime());
-        await touchCachedWasm(store, hash, at);
+        await touchCachedWasm(asEdge(store), hash, at);
       }
       return bytes;
     },

@@ -10,11 +10,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SnapshotMessage } from '../../actors/index.js';
 import { runCli } from '../support/cli.js';
 import { definition, engineFor, ENGINE_STEPS } from '../support/engine.js';
-import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+import { openWithSchema, type TestStore, EDGE_DIALECT } from '../support/stores.js';
 import { startInspectEndpoint, type InspectEndpoint } from './inspectEndpoint.js';
 
 const launcher = fileURLToPath(new URL('../../bin/saffron.js', import.meta.url));
-const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
+const sqlite = EDGE_DIALECT;
 
 const QUEUED = `
 workflow_type: queued_review

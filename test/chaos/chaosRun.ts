@@ -24,7 +24,7 @@ import { promisify } from 'node:util';
 import { startFakeAcquirer } from '../../bin/demo/paymentLoad.js';
 import type { PaymentCounts } from '../../bin/demo/demoStats.js';
 import { loadKeyring } from '../../gateway/index.js';
-import { openStore, type Store } from '../../runtime/index.js';
+import { asCloud, openStore, type CloudStore } from '../../runtime/index.js';
 import { adminApi } from './adminApi.js';
 import { startAgentHosts, type AgentHosts } from './agentHosts.js';
 import type { CloudBacklog } from './cloudBacklog.js';
@@ -130,7 +130,7 @@ export async function runChaos(
   let cloud: ChaosCloud | undefined;
   let fleet: ChaosFleet | undefined;
   let hosts: AgentHosts | undefined;
-  let store: Store | undefined;
+  let store: CloudStore | undefined;
   const receiver = await startWebhookReceiver();
   const acquirer = await startFakeAcquirer();
   let passed = false;
@@ -198,7 +198,7 @@ export async function runChaos(
     // 4. drain
     await starts.done;
     await starts.retryFailed();
-    store = await openStore(database.url, { postgres: { maxConnections: 2 } });
+    store = asCloud(await openStore(database.url, { postgres: { maxConnections: 2 } }));
     const drain = await drainAfterStorm({
       hosts,
       agents: size.agents,

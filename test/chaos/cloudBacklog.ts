@@ -3,7 +3,7 @@
  * legitimately waiting, tasks not finished, commands not yet answered, broadcasts with
  * phases to come, webhook deliveries not yet delivered. The drain waits for all of it to reach zero before the checks run.
  */
-import type { Store } from '../../runtime/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 
 /** Workflow statuses that mean "still moving" (not terminal, not waiting for a person). */
 export const MOVING_STATUSES = ['ACTIVE', 'PENDING_ASYNC', 'PENDING_SUB_WORKFLOW'] as const;
@@ -22,10 +22,10 @@ const count = (rows: { n: number | string | bigint }[]) => Number(rows[0]?.n ?? 
 
 /** Read the backlog (webhook deliveries of `webhookIds` only). */
 export async function readCloudBacklog(
-  store: Store,
+  store: CloudStore,
   webhookIds: readonly string[],
 ): Promise<CloudBacklog> {
-  const { db } = store;
+  const { cloud: db } = store;
   const moving = await db
     .selectFrom('workflow_executions')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -4,7 +4,7 @@
  * reports), when every SAF queue was empty, and when the cloud had no moving workflow, open
  * task, open command, unfinished broadcast or undelivered webhook (cloudBacklog.ts).
  */
-import type { Store } from '../../runtime/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 import type { AgentHosts } from './agentHosts.js';
 import { isDrained, readCloudBacklog, type CloudBacklog } from './cloudBacklog.js';
 
@@ -25,7 +25,7 @@ export interface DrainResult {
 export async function drainAfterStorm(options: {
   hosts: AgentHosts;
   agents: number;
-  store: Store;
+  store: CloudStore;
   webhookIds: readonly string[];
   stormStart: number;
   timeoutMs: number;
@@ -61,7 +61,7 @@ export async function drainAfterStorm(options: {
 
 /** Wait (at most `timeoutMs`) until the run's webhook deliveries are all delivered. */
 export async function waitForWebhooks(
-  store: Store,
+  store: CloudStore,
   webhookIds: readonly string[],
   timeoutMs: number,
 ): Promise<void> {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../bin/demo/runDemo.js';
 import { verifyExactlyOnce } from '../../bin/demo/verifyDemo.js';
-import { ensureEdgeSchema, openStore, type Store } from '../../runtime/index.js';
+import { asEdge, ensureEdgeSchema, openStore } from '../../runtime/index.js';
 import { seededRandom } from '../chaos/seededRandom.js';
 import { CLOUD_DIALECTS, openWithSchema } from '../support/stores.js';
 
@@ -75,10 +75,10 @@ describe('the closing check', () => {
     rows: { id: string; seq: number; status: string }[],
   ): Promise<string> {
     const file = join(dir, `${name}.db`);
-    const store: Store = await openStore(file);
+    const store = asEdge(await openStore(file));
     await ensureEdgeSchema(store);
     for (const r of rows)
-      await store.db
+      await store.edge
         .insertInto('saf_pending_transactions')
         .values({
           workflow_id: r.id,
@@ -105,7 +105,7 @@ describe('the closing check', () => {
         { id: ids[2]!, seq: 3, status: 'PENDING' },
         { id: ids[3]!, seq: 4, status: 'REJECTED' },
       ]);
-      await cloud.store.db
+      await cloud.store.cloud
         .insertInto('edge_devices')
         .values({ device_id: 'pos-001', secret_ciphertext: 'x' })
         .execute();
@@ -119,7 +119,7 @@ describe('the closing check', () => {
         signature: 'sig',
       });
       // ids[1] never arrived; ids[4] was never recorded by the device
-      await cloud.store.db
+      await cloud.store.cloud
         .insertInto('saf_transactions')
         .values([cloudRow(ids[0]!, 1), cloudRow(ids[4]!, 5)])
         .execute();

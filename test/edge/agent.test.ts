@@ -535,7 +535,7 @@ describe('edge agent with a cloud: hot-deployed definitions and REBOOT', () => {
       const id = await send('REBOOT', { reason: 'test' });
       const request = await requested;
       expect(request).toEqual({ commandId: id, reason: 'test', delaySeconds: 0 });
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['status'])
         .where('command_id', '=', id)
@@ -563,7 +563,7 @@ describe('edge agent with a cloud: hot-deployed definitions and REBOOT', () => {
         device.deviceId,
       );
       await harness.log.next('edge.commands.acked', (e) => e.command_id === id);
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['status', 'result'])
         .where('command_id', '=', id)

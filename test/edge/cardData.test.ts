@@ -22,6 +22,7 @@ import {
   ensureEdgeSchema,
   findClearPan,
   openStore,
+  asEdge,
 } from '../../runtime/index.js';
 
 describe('masking card numbers', () => {
@@ -78,18 +79,18 @@ describe('the edge store write hook', () => {
     const file = join(dir, 'new', 'edge.db');
     prepareDatabaseFiles(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const store = await openStore(file, { sqlite: { rewriteWrites: maskCardWrites } });
+    const store = asEdge(await openStore(file, { sqlite: { rewriteWrites: maskCardWrites } }));
     try {
       await ensureEdgeSchema(store);
       const pan = '4111111111111111';
-      await store.db
+      await store.edge
         .insertInto('edge_sync_state')
         .values({ key: 'note', value: `card ${pan}`, updated_at: new Date().toISOString() })
         .execute();
       await sql`INSERT INTO edge_sync_state (key, value, updated_at) VALUES (${'raw'}, ${JSON.stringify({ pan })}, ${'2026-01-01T00:00:00Z'})`.execute(
         store.db,
       );
-      await store.db
+      await store.edge
         .insertInto('edge_workflow_cache')
         .values({
           workflow_type: 'signed',
@@ -98,7 +99,7 @@ describe('the edge store write hook', () => {
           updated_at: new Date().toISOString(),
         })
         .execute();
-      const rows = await store.db
+      const rows = await store.edge
         .selectFrom('edge_sync_state')
         .selectAll()
         .where('key', 'in', ['note', 'raw'])
@@ -108,13 +109,13 @@ describe('the edge store write hook', () => {
         raw: JSON.stringify({ pan: '************1111' }),
       });
       // a read binds the value as given: the masked row is not found by the clear one
-      const lookup = await store.db
+      const lookup = await store.edge
         .selectFrom('edge_sync_state')
         .select('key')
         .where('value', '=', `card ${pan}`)
         .execute();
       expect(lookup).toEqual([]);
-      const cached = await store.db.selectFrom('edge_workflow_cache').select('yaml').execute();
+      const cached = await store.edge.selectFrom('edge_workflow_cache').select('yaml').execute();
       expect(cached).toEqual([{ yaml: `limit: ${pan}` }]);
       // SQLite gives the log and its index the database file's mode (both go on close)
       for (const suffix of ['-wal', '-shm'])

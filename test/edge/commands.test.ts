@@ -109,14 +109,14 @@ describe('edge command channel', () => {
     return (await res.json()) as { command_id: string };
   };
   const commandRow = (commandId: string) =>
-    gw.handle.store.db
+    gw.handle.store.cloud
       .selectFrom('device_commands')
       .selectAll()
       .where('command_id', '=', commandId)
       .executeTakeFirstOrThrow();
   const trail = async (commandId: string) =>
     (
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select('event_type')
         .where('command_id', '=', commandId)

@@ -69,7 +69,7 @@ describe('edge config sync', () => {
     expect(res.status, await res.clone().text()).toBe(200);
   };
   const cacheRow = (name: string) =>
-    edge.store.db
+    edge.store.edge
       .selectFrom('device_config_cache')
       .selectAll()
       .where('config_name', '=', name)
@@ -133,7 +133,7 @@ describe('edge config sync', () => {
     expect(matching).toMatchObject({ source: 'configured', keyId: first.keyId });
 
     // on a device provisioned from the start, a newly provisioned key is a rotation: pinned
-    await edge.store.db.deleteFrom('edge_sync_state').execute();
+    await edge.store.edge.deleteFrom('edge_sync_state').execute();
     await resolveCloudPublicKey({
       store: edge.store,
       cloud: cloud(offline),
@@ -316,7 +316,7 @@ describe('edge config sync', () => {
   it('refuses a cached document whose stored ETag is not its own', async () => {
     await publish({ currency: 'EUR' });
     await setup().sync.pollNow();
-    await edge.store.db
+    await edge.store.edge
       .updateTable('device_config_cache')
       .set({ etag: '"0000"' })
       .where('config_name', '=', 'fraud_rules')

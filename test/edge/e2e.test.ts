@@ -32,7 +32,8 @@ import {
   openStore,
   sha256Hex,
   verifyTransactionRecord,
-  type Store,
+  type CloudStore,
+  asCloud,
 } from '../../runtime/index.js';
 import { runCli } from '../support/cli.js';
 import { startEdgeProxy, type EdgeProxy } from '../support/edgeProxy.js';
@@ -82,7 +83,7 @@ describe.runIf(databaseUrl)('edge agent end to end (cloud + agent processes)', (
   let agent: SaffronProcess | undefined;
   let adminToken = '';
   let secret = '';
-  let cloudStore: Store;
+  let cloudStore: CloudStore;
   let acquirer: Server;
   let acquirerUrl = '';
   let fraudHash = '';
@@ -218,7 +219,7 @@ describe.runIf(databaseUrl)('edge agent end to end (cloud + agent processes)', (
     }
   };
   const cloudSaf = () =>
-    cloudStore.db
+    cloudStore.cloud
       .selectFrom('saf_transactions')
       .selectAll()
       .where('device_id', '=', DEVICE)
@@ -250,7 +251,7 @@ describe.runIf(databaseUrl)('edge agent end to end (cloud + agent processes)', (
     await new Promise<void>((resolve) => acquirer.listen(0, '127.0.0.1', resolve));
     acquirerUrl = `http://127.0.0.1:${(acquirer.address() as { port: number }).port}`;
     await startCloud();
-    cloudStore = await openStore(dbUrl);
+    cloudStore = asCloud(await openStore(dbUrl));
     const made = await runCli(
       ['users', 'create', '--name', 'e2e', '--role', 'admin', '--json', '--db', dbUrl],
       {

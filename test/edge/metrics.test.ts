@@ -45,7 +45,7 @@ describe('edge metrics', () => {
       ...(fetchImpl ? { fetch: fetchImpl } : {}),
     });
   const queueSaf = (status: string) =>
-    edge.store.db
+    edge.store.edge
       .insertInto('saf_pending_transactions')
       .values({
         workflow_id: randomUUID(),
@@ -209,7 +209,7 @@ describe('edge metrics', () => {
       });
       const { command_id } = (await res.json()) as { command_id: string };
       await commands.next('edge.commands.acked', (e) => e.commandId === command_id);
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['status', 'result'])
         .where('command_id', '=', command_id)

@@ -12,7 +12,13 @@ import {
   WAL_BACKSTOP_PAGES,
   type WalCheckpointEvent,
 } from '../../edge/index.js';
-import { checkpointWal, openStore, setWalAutocheckpoint, type Store } from '../../runtime/index.js';
+import {
+  checkpointWal,
+  openStore,
+  setWalAutocheckpoint,
+  type Store,
+  asEdge,
+} from '../../runtime/index.js';
 import {
   eventLog,
   manualTimers,
@@ -93,7 +99,7 @@ describe('idle-time WAL checkpoints of the edge store', () => {
   it('reports a failing look and keeps looking', async () => {
     const timers = manualTimers();
     const log = eventLog<WalCheckpointEvent>();
-    const other = await openStore(`${edge.file}.other`);
+    const other = asEdge(await openStore(`${edge.file}.other`));
     const wal = createWalCheckpoints({ store: other, timers, onEvent: log.push });
     wal.start();
     await other.close(); // every look now fails: the database is closed

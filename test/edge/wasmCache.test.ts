@@ -97,7 +97,7 @@ describe('edge WASM cache', () => {
       outcome: 'downloaded',
       sizeBytes: bytes.length,
     });
-    const row = await edge.store.db
+    const row = await edge.store.edge
       .selectFrom('device_wasm_cache')
       .selectAll()
       .where('binary_hash', '=', hash)
@@ -188,7 +188,7 @@ describe('edge WASM cache', () => {
         expect(res.status).toBe(201);
         const { command_id } = (await res.json()) as { command_id: string };
         await commands.next('edge.commands.acked', (e) => e.commandId === command_id);
-        return gw.handle.store.db
+        return gw.handle.store.cloud
           .selectFrom('device_commands')
           .select(['status', 'result', 'error'])
           .where('command_id', '=', command_id)

@@ -21,9 +21,9 @@ import {
   type TransactionOptions,
 } from '../../runtime/index.js';
 import { definition, engineFor } from '../support/engine.js';
-import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+import { openWithSchema, type TestStore, EDGE_DIALECT } from '../support/stores.js';
 
-const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
+const sqlite = EDGE_DIALECT;
 
 const FLOW = `
 workflow_type: four_steps

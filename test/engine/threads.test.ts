@@ -23,7 +23,7 @@ import {
   type StepExecutor,
 } from '../../runtime/index.js';
 import { definition, ENGINE_STEPS, engineFor } from '../support/engine.js';
-import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+import { openWithSchema, type TestStore, EDGE_DIALECT } from '../support/stores.js';
 
 const STEPS = fileURLToPath(new URL('../fixtures/threads/', import.meta.url));
 
@@ -302,7 +302,7 @@ describe('threads executor', () => {
   });
 });
 
-const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
+const sqlite = EDGE_DIALECT;
 
 describe('a runtime on the threads executor (sqlite)', () => {
   let handle: TestStore | undefined;

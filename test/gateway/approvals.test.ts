@@ -71,14 +71,14 @@ for (const dialect of CLOUD_DIALECTS) {
       return (await json<{ code: string }>(res)).code;
     };
     const commandRow = (commandId: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['command_id', 'status', 'created_by'])
         .where('command_id', '=', commandId)
         .executeTakeFirst();
     const auditOf = async (approvalId: string, commandId: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select(['event_type', 'actor', 'details', 'command_id'])
           .where((eb) =>
@@ -121,7 +121,7 @@ for (const dialect of CLOUD_DIALECTS) {
       ).token;
       const secret = await gw.insertDevice('ap-1');
       await gw.insertDevice('ap-atm');
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('edge_devices')
         .set({ device_type: 'ATM' })
         .where('device_id', '=', 'ap-atm')
@@ -207,7 +207,7 @@ for (const dialect of CLOUD_DIALECTS) {
         expect.stringMatching(/^COMMAND_DELIVERED:/),
         'COMMAND_EXECUTED:ap-1',
       ]);
-      const events = await gw.handle.store.db
+      const events = await gw.handle.store.cloud
         .selectFrom('webhook_deliveries')
         .select(['event_type', 'payload'])
         .orderBy('sequence')
@@ -270,7 +270,7 @@ for (const dialect of CLOUD_DIALECTS) {
         'APPROVAL_NOT_PENDING',
       );
       expect(await commandRow(late.request.command_id)).toBeUndefined();
-      const expired = await gw.handle.store.db
+      const expired = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['details'])
         .where('event_type', '=', 'APPROVAL_EXPIRED')
@@ -325,7 +325,7 @@ for (const dialect of CLOUD_DIALECTS) {
       });
       expect(disabled.status, await disabled.clone().text()).toBe(200);
       expect((await send('alice', 'DIAGNOSTIC', {}, 'ap-atm')).status).toBe(201);
-      const updated = await gw.handle.store.db
+      const updated = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['details'])
         .where('event_type', '=', 'AUTHORIZATION_POLICY_UPDATED')
@@ -406,7 +406,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const sent = await send('victor', 'DIAGNOSTIC');
       expect(sent.status, await sent.clone().text()).toBe(201);
       const commandId = (await json<{ command_id: string }>(sent)).command_id;
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['actor', 'actor_role'])
         .where('command_id', '=', commandId)
@@ -418,7 +418,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const id = (await json<{ assignment_id: string }>(assigned)).assignment_id;
       await gw.asUser(tokens.dave!, `/api/v1/role-assignments/${id}`, { method: 'DELETE' });
       expect((await send('victor', 'DIAGNOSTIC')).status).toBe(403);
-      const audit = await gw.handle.store.db
+      const audit = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['event_type'])
         .where('event_type', 'in', ['ROLE_ASSIGNED', 'ROLE_UNASSIGNED', 'ROLE_CREATED'])
@@ -428,15 +428,15 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('holds a batch, a broadcast and a schedule run rather than let them slip past a policy', async () => {
       const fleetRows = async () => ({
-        batches: await gw.handle.store.db
+        batches: await gw.handle.store.cloud
           .selectFrom('command_batches')
           .select('batch_id')
           .execute(),
-        broadcasts: await gw.handle.store.db
+        broadcasts: await gw.handle.store.cloud
           .selectFrom('command_broadcasts')
           .select('broadcast_id')
           .execute(),
-        commands: await gw.handle.store.db
+        commands: await gw.handle.store.cloud
           .selectFrom('device_commands')
           .select('command_id')
           .where((eb) =>

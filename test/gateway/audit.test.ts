@@ -88,7 +88,7 @@ for (const dialect of CLOUD_DIALECTS) {
     const types = async (query: string) => (await list(query)).events.map((e) => e.event_type);
     const remaining = async () =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select(['event_type', 'created_at', 'details'])
           .orderBy('id')
@@ -372,7 +372,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(purges).toHaveLength(2);
 
       // kept: the row at exactly −30 days and everything younger but the batch row
-      const left = await gw.handle.store.db
+      const left = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['event_type', 'actor', 'details', 'created_at'])
         .orderBy('id')

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSharedRuleReads } from '../../gateway/governance/sharedRuleReads.js';
 import { createCommandGroups } from '../../gateway/link/commandGroups.js';
-import { type Store } from '../../runtime/index.js';
+import { type CloudStore } from '../../runtime/index.js';
 import { ackCommands, type AckRequest } from '../../gateway/commands/store/commands/ackCommands.js';
 import { type CommandActor } from '../../gateway/commands/store/commands/command.js';
 import { deliverToDevices } from '../../gateway/commands/store/commands/deliverCommands.js';
@@ -26,7 +26,7 @@ const DEVICES = Array.from({ length: 12 }, (_, i) => `pos-${i}`);
  * PostgreSQL the pool's clients bind `query` when they connect (prepareStatements.ts), so the
  * spy goes on before the store opens.
  */
-function spyOnStatements(store?: Store) {
+function spyOnStatements(store?: CloudStore) {
   const spy =
     store?.driver.dialect === 'pglite'
       ? vi.spyOn(store.driver.pglite, 'query')
@@ -43,8 +43,8 @@ function spyOnStatements(store?: Store) {
 
 for (const dialect of CLOUD_DIALECTS) {
   describe(`command groups on ${dialect.name}`, () => {
-    let handle: TestStore;
-    let store: Store;
+    let handle: TestStore<CloudStore>;
+    let store: CloudStore;
     let countStatements: () => { readonly count: number };
     const now = new Date('2026-03-01T10:00:00Z');
 
@@ -53,7 +53,7 @@ for (const dialect of CLOUD_DIALECTS) {
       handle = await openWithSchema(dialect);
       store = handle.store;
       countStatements = beforeOpen ?? spyOnStatements(store);
-      await store.db
+      await store.cloud
         .insertInto('edge_devices')
         .values(DEVICES.map((device_id) => ({ device_id, device_type: 'POS' })))
         .execute();
@@ -94,7 +94,7 @@ for (const dialect of CLOUD_DIALECTS) {
     const auditCount = async (event: string) =>
       Number(
         (
-          await store.db
+          await store.cloud
             .selectFrom('command_audit_log')
             .select((eb) => eb.fn.countAll().as('n'))
             .where('event_type', '=', event)
@@ -151,7 +151,7 @@ for (const dialect of CLOUD_DIALECTS) {
         version: v,
         payload_schema: JSON.stringify({ type: 'object' }),
       });
-      await store.db
+      await store.cloud
         .insertInto('command_versions')
         .values([
           version('REBOOT', '1.0.0'),
@@ -166,7 +166,7 @@ for (const dialect of CLOUD_DIALECTS) {
         required_role: 'operator',
         enabled,
       });
-      await store.db
+      await store.cloud
         .insertInto('authorization_policies')
         .values([
           policy('any-command', null),
@@ -207,7 +207,7 @@ for (const dialect of CLOUD_DIALECTS) {
         expect(delivered[i]![0]!.status).toBe('DELIVERED');
       });
       expect(await auditCount('COMMAND_DELIVERED')).toBe(DEVICES.length);
-      const audit = await store.db
+      const audit = await store.cloud
         .selectFrom('command_audit_log')
         .select(['actor', 'actor_role', 'details', 'device_id'])
         .where('event_type', '=', 'COMMAND_DELIVERED')
@@ -249,7 +249,7 @@ for (const dialect of CLOUD_DIALECTS) {
       );
       // the first device's second command has used its retries up
       const spent = made.get(DEVICES[0]!)![1]!;
-      await store.db
+      await store.cloud
         .updateTable('device_commands')
         .set({ retry_count: 3 })
         .where('command_id', '=', spent)
@@ -275,7 +275,7 @@ for (const dialect of CLOUD_DIALECTS) {
       );
 
       // with a subscriber to command.failed, a group that fails one enqueues its event
-      await store.db
+      await store.cloud
         .insertInto('webhook_registrations')
         .values({
           webhook_id: randomUUID(),
@@ -285,7 +285,7 @@ for (const dialect of CLOUD_DIALECTS) {
         })
         .execute();
       const last = made.get(DEVICES[2]!)![0]!;
-      await store.db
+      await store.cloud
         .updateTable('device_commands')
         .set({ retry_count: 3 })
         .where('command_id', '=', last)
@@ -295,7 +295,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(counter.count).toBeGreaterThan(1);
       expect(resumed[0]!.find((c) => c.commandId === last)!.status).toBe('FAILED');
       expect(resumed.slice(1).every((r) => r.every((c) => c.status === 'DELIVERED'))).toBe(true);
-      const events = await store.db
+      const events = await store.cloud
         .selectFrom('webhook_deliveries')
         .select(['event_type'])
         .execute();
@@ -344,7 +344,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(kinds.slice(-4)).toEqual(['conflict', 'not_found', 'not_found', 'repeated']);
       // each command finished once
       expect(await auditCount('COMMAND_EXECUTED')).toBe(2 * DEVICES.length);
-      const audit = await store.db
+      const audit = await store.cloud
         .selectFrom('command_audit_log')
         .select(['actor', 'device_id', 'source_ip'])
         .where('event_type', '=', 'COMMAND_EXECUTED')
@@ -354,7 +354,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('keeps one statement per kind whatever the group size when a webhook subscribes', async () => {
       const made = await createCommands(3);
-      await store.db
+      await store.cloud
         .insertInto('webhook_registrations')
         .values({
           webhook_id: randomUUID(),
@@ -377,7 +377,7 @@ for (const dialect of CLOUD_DIALECTS) {
         expect(outcomes.every((o) => o.kind === 'acked')).toBe(true);
       }
       expect(counts[1]).toBe(counts[0]);
-      const deliveries = await store.db
+      const deliveries = await store.cloud
         .selectFrom('webhook_deliveries')
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow();

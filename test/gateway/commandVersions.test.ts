@@ -122,7 +122,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const ok = await reboot({ delay_seconds: 30, reason: 'weekly' });
       expect(ok.status).toBe(201);
       const command = (await ok.json()) as { command_id: string };
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['command_version'])
         .where('command_id', '=', command.command_id)
@@ -236,7 +236,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const batches = async () =>
         Number(
           (
-            await gw.handle.store.db
+            await gw.handle.store.cloud
               .selectFrom('command_batches')
               .select((eb) => eb.fn.countAll().as('n'))
               .executeTakeFirstOrThrow()
@@ -296,7 +296,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(fineBroadcast.status, await fineBroadcast.clone().text()).toBe(201);
       const { broadcast_id } = (await fineBroadcast.json()) as { broadcast_id: string };
       const versions = (column: 'batch_id' | 'broadcast_id', id: string) =>
-        gw.handle.store.db
+        gw.handle.store.cloud
           .selectFrom('device_commands')
           .select(['command_version'])
           .where(column, '=', id)
@@ -341,7 +341,7 @@ for (const dialect of CLOUD_DIALECTS) {
       );
       expect((await problem(range, 400)).code).toBe('VERSION_RANGE_INVALID');
 
-      const audit = await gw.handle.store.db
+      const audit = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['event_type', 'actor', 'details'])
         .where('event_type', 'in', ['COMMAND_VERSION_REGISTERED', 'COMMAND_VERSION_DEPRECATED'])

@@ -62,14 +62,14 @@ for (const dialect of CLOUD_DIALECTS) {
         body,
       );
     const row = (commandId: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('device_commands')
         .selectAll()
         .where('command_id', '=', commandId)
         .executeTakeFirstOrThrow();
     const trail = async (commandId: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select(['event_type', 'actor', 'actor_role', 'device_id', 'details'])
           .where('command_id', '=', commandId)
@@ -123,7 +123,7 @@ for (const dialect of CLOUD_DIALECTS) {
         max_retries: 3,
         created_by: 'test admin',
       });
-      const audit = await gw.handle.store.db
+      const audit = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .selectAll()
         .where('command_id', '=', command.command_id)
@@ -234,7 +234,7 @@ for (const dialect of CLOUD_DIALECTS) {
       ]);
       // the ack's audit row: who, and the status it left, with the error of a failure
       const ackRow = async (commandId: string) => {
-        const rows = await gw.handle.store.db
+        const rows = await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select(['event_type', 'actor', 'actor_role', 'device_id', 'details'])
           .where('command_id', '=', commandId)
@@ -285,7 +285,7 @@ for (const dialect of CLOUD_DIALECTS) {
         expect(JSON.stringify(await row(id))).not.toContain(pan);
         expect(
           JSON.stringify(
-            await gw.handle.store.db
+            await gw.handle.store.cloud
               .selectFrom('command_audit_log')
               .selectAll()
               .where('command_id', '=', id)
@@ -331,7 +331,7 @@ for (const dialect of CLOUD_DIALECTS) {
     });
 
     it('resets a device a dead gateway left ONLINE once it has been quiet too long', async () => {
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('edge_devices')
         .set({
           status: 'ONLINE',
@@ -340,7 +340,7 @@ for (const dialect of CLOUD_DIALECTS) {
         .where('device_id', '=', 'pos-2')
         .execute();
       await vi.waitFor(async () => {
-        const device = await gw.handle.store.db
+        const device = await gw.handle.store.cloud
           .selectFrom('edge_devices')
           .select('status')
           .where('device_id', '=', 'pos-2')

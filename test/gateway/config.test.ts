@@ -214,7 +214,7 @@ for (const dialect of CLOUD_DIALECTS) {
         await gw.asUser(gw.adminToken, '/api/v1/config/device_type/VER?version=1')
       ).json()) as Record<string, unknown>;
       expect(old).toMatchObject({ version: 1, current: false, config: { a: 1 } });
-      const rows = await gw.handle.store.db
+      const rows = await gw.handle.store.cloud
         .selectFrom('device_configs')
         .select(['version', 'is_current', 'signature', 'checksum'])
         .where('scope', '=', 'device_type')

@@ -23,7 +23,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     const auditOf = async (deviceId: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .selectAll()
           .where('device_id', '=', deviceId)
@@ -119,7 +119,7 @@ for (const dialect of CLOUD_DIALECTS) {
     it("keeps the status actor's snapshot and the metrics report when metadata is replaced", async () => {
       await gw.insertDevice('audit-meta');
       const actorSnapshot = { status: 'active', value: 'online', context: { sessions: 1 } };
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('edge_devices')
         .set({
           metadata: json({
@@ -135,7 +135,7 @@ for (const dialect of CLOUD_DIALECTS) {
         body: json({ metadata: { owner: 'new' } }),
       });
       expect(patched.status).toBe(200);
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('edge_devices')
         .select('metadata')
         .where('device_id', '=', 'audit-meta')

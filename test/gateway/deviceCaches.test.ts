@@ -23,7 +23,7 @@ import {
 } from '../../gateway/index.js';
 import { createCredentialCache } from '../../gateway/auth/credentialCache.js';
 import { registerConfigRoutes } from '../../gateway/config/routes.js';
-import { openStore, type Store } from '../../runtime/index.js';
+import { openStore, type CloudStore, asCloud } from '../../runtime/index.js';
 import {
   getDeviceSecret,
   rotateDeviceSecret,
@@ -50,7 +50,7 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000):
 const json = (value: unknown) => JSON.stringify(value);
 
 /** Push the text of every statement `store`'s pool runs onto `into`. */
-function recordStatements(store: Store, into: string[]): void {
+function recordStatements(store: CloudStore, into: string[]): void {
   const driver = store.driver;
   if (driver.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected');
   const counted = new WeakSet<object>();
@@ -69,7 +69,7 @@ function recordStatements(store: Store, into: string[]): void {
 
 describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', () => {
   let a: TestGateway;
-  let bStore: Store;
+  let bStore: CloudStore;
   let b: Gateway;
   let bUrl: string;
   /** Backend process ids of B's pool's connections (its LISTEN connection among them). */
@@ -107,9 +107,11 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
 
   beforeAll(async () => {
     a = await startTestGateway(postgres!);
-    bStore = await openStore(process.env.DATABASE_URL!, {
-      postgres: { schema: a.handle.location, maxConnections: 4 },
-    });
+    bStore = asCloud(
+      await openStore(process.env.DATABASE_URL!, {
+        postgres: { schema: a.handle.location, maxConnections: 4 },
+      }),
+    );
     const driver = bStore.driver;
     if (driver.dialect === 'postgres')
       driver.pool.on('acquire', (c) =>
@@ -173,7 +175,7 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(true);
     expect(await cache.verify('cache-rot-3', now.getTime(), signs(old))).toBe(false);
     // what it accepted stays in memory until a notification or the TTL: the row is gone here
-    await store.db.deleteFrom('edge_devices').where('device_id', '=', 'cache-rot-3').execute();
+    await store.cloud.deleteFrom('edge_devices').where('device_id', '=', 'cache-rot-3').execute();
     expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(true);
     cache.apply({ kind: 'devices', deviceIds: ['cache-rot-3'] });
     expect(await cache.verify('cache-rot-3', now.getTime(), signs(fresh))).toBe(false);
@@ -406,7 +408,7 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
 
 describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL', () => {
   let a: TestGateway;
-  let cStore: Store;
+  let cStore: CloudStore;
   let c: Gateway;
   let cUrl: string;
   /** Every statement C's pool runs (C serves the configuration routes only, no background work). */
@@ -414,9 +416,11 @@ describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL
 
   beforeAll(async () => {
     a = await startTestGateway(postgres!);
-    cStore = await openStore(process.env.DATABASE_URL!, {
-      postgres: { schema: a.handle.location, maxConnections: 2 },
-    });
+    cStore = asCloud(
+      await openStore(process.env.DATABASE_URL!, {
+        postgres: { schema: a.handle.location, maxConnections: 2 },
+      }),
+    );
     recordStatements(cStore, statements);
     c = await createGateway({
       store: cStore,
@@ -482,7 +486,7 @@ describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL
   it('reads the credentials of devices that arrive together in one statement', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `cache-cold-${i}`);
     for (const id of ids)
-      await a.gateway.context.store.db
+      await a.gateway.context.store.cloud
         .insertInto('edge_devices')
         .values({
           device_id: id,

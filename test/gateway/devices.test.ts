@@ -109,7 +109,7 @@ for (const dialect of CLOUD_DIALECTS) {
       });
 
       // the database holds the secret sealed and the api_key as its hash only
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('edge_devices')
         .select(['secret_ciphertext', 'api_key'])
         .where('device_id', '=', 'reg-admin-1')
@@ -150,7 +150,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(listText).not.toContain(key.registration_key);
 
       // the key is stored as its hash only
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('registration_keys')
         .select('key_hash')
         .where('key_id', '=', key.key_id)

@@ -78,19 +78,19 @@ for (const dialect of CLOUD_DIALECTS) {
       return approval;
     };
     const batchRow = (batchId: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('command_batches')
         .select(['batch_id', 'status', 'created_by', 'execution_mode', 'total_commands'])
         .where('batch_id', '=', batchId)
         .executeTakeFirst();
     const broadcastRow = (broadcastId: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('command_broadcasts')
         .select(['broadcast_id', 'status', 'created_by', 'command_type'])
         .where('broadcast_id', '=', broadcastId)
         .executeTakeFirst();
     const commandsOf = (column: 'batch_id' | 'broadcast_id', id: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['command_id', 'device_id', 'command_type', 'status', 'created_by'])
         .where(column, '=', id)
@@ -99,7 +99,7 @@ for (const dialect of CLOUD_DIALECTS) {
         .execute();
     const auditOf = async (column: 'batch_id' | 'broadcast_id', id: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select(['event_type', 'actor', 'details'])
           .where(column, '=', id)
@@ -116,7 +116,7 @@ for (const dialect of CLOUD_DIALECTS) {
       ).map((r) => `${r.event_type}:${r.actor}`);
     const eventsOf = async (approvalId: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('webhook_deliveries')
           .select(['event_type', 'payload'])
           .orderBy('sequence')
@@ -422,7 +422,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const batchId = held.request.batch_id!;
       expect(await batchRow(batchId)).toBeUndefined();
       expect(await commandsOf('batch_id', batchId)).toEqual([]);
-      const applied = await gw.handle.store.db
+      const applied = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['actor', 'details'])
         .where('event_type', '=', 'TEMPLATE_APPLIED')

@@ -42,7 +42,7 @@ for (const dialect of CLOUD_DIALECTS) {
     const getBatch = async (id: string): Promise<Batch> =>
       json<Batch>(await gw.asUser(viewer, `/api/v1/command-batches/${id}`));
     const rows = (batchId: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['command_id', 'device_id', 'status', 'batch_sequence', 'command_type'])
         .where('batch_id', '=', batchId)
@@ -50,7 +50,7 @@ for (const dialect of CLOUD_DIALECTS) {
         .execute();
     const audit = async (batchId: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select(['event_type', 'actor'])
           .where('batch_id', '=', batchId)
@@ -139,7 +139,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(missing.status).toBe(404);
       expect(await json(missing)).toMatchObject({ code: 'BATCH_NOT_FOUND' });
       expect(
-        await gw.handle.store.db.selectFrom('command_batches').select('batch_id').execute(),
+        await gw.handle.store.cloud.selectFrom('command_batches').select('batch_id').execute(),
       ).toEqual([]);
     });
 

@@ -73,7 +73,7 @@ for (const dialect of CLOUD_DIALECTS) {
       ).devices;
     const audit = async (id: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select('event_type')
           .where('broadcast_id', '=', id)
@@ -115,7 +115,7 @@ for (const dialect of CLOUD_DIALECTS) {
       sender = gw.adminToken;
       viewer = await gw.token('viewer');
       for (const id of [...POS, ...ATM]) secrets[id] = await gw.insertDevice(id);
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('edge_devices')
         .set({
           device_type: 'POS',
@@ -124,7 +124,7 @@ for (const dialect of CLOUD_DIALECTS) {
         })
         .where('device_id', 'in', POS)
         .execute();
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('edge_devices')
         .set({ device_type: 'ATM', metadata: JSON.stringify({ tier: '1' }) })
         .where('device_id', 'in', ATM)
@@ -333,7 +333,7 @@ for (const dialect of CLOUD_DIALECTS) {
         status: 'IN_PROGRESS',
         current_phase: 2,
       });
-      const commands = await gw.handle.store.db
+      const commands = await gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['device_id', 'batch_sequence'])
         .where('broadcast_id', '=', id)

@@ -166,7 +166,7 @@ for (const dialect of CLOUD_DIALECTS) {
         }),
       ]);
       const batchId = fired[0]!.result.batch_id as string;
-      const commands = await gw.handle.store.db
+      const commands = await gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['device_id', 'command_type', 'status', 'created_by'])
         .where('batch_id', '=', batchId)
@@ -340,7 +340,7 @@ for (const dialect of CLOUD_DIALECTS) {
       };
       const good = await createSchedule({ ...body, name: 'diagnose' });
       const doomed = await createSchedule({ ...body, name: 'doomed' });
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('command_schedules')
         .set({
           target: JSON.stringify({

@@ -56,7 +56,7 @@ for (const dialect of CLOUD_DIALECTS) {
       return json<Problem>(res);
     };
     const commandsOf = (batchId: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('device_commands')
         .select(['device_id', 'command_type', 'payload', 'status'])
         .where('batch_id', '=', batchId)
@@ -69,7 +69,7 @@ for (const dialect of CLOUD_DIALECTS) {
       sender = gw.adminToken;
       viewer = await gw.token('viewer');
       for (const id of ['t-1', 't-2', 't-3']) await gw.insertDevice(id);
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('edge_devices')
         .set({ device_type: 'KIOSK' })
         .where('device_id', 'in', ['t-2', 't-3'])
@@ -168,7 +168,7 @@ for (const dialect of CLOUD_DIALECTS) {
           payload: { delay_seconds: 30, reason: 'update to v2 in 30s' },
         }),
       ]);
-      const trail = await gw.handle.store.db
+      const trail = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['event_type', 'details'])
         .where('event_type', '=', 'TEMPLATE_APPLIED')

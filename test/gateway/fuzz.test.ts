@@ -769,7 +769,7 @@ describe(`HTTP fuzz of the control plane on ${dialect.name}`, () => {
     expect(await health.json()).toEqual({ status: 'ok' });
     expect(await snapshot(gw.handle.store.db)).toEqual(before);
     // and the snapshot is not blind: one changed field of one row shows in it
-    await gw.handle.store.db
+    await gw.handle.store.cloud
       .updateTable('edge_devices')
       .set({ location: 'moved by the test' })
       .where('device_id', '=', 'fuzz-device-2')

@@ -83,7 +83,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(await a.remember('nonce-dev-3', nonce, t0, 'strict')).toBe(true);
 
       const rows = () =>
-        gw.handle.store.db
+        gw.handle.store.cloud
           .selectFrom('device_request_nonces')
           .select(['device_id', 'nonce'])
           .where('nonce', '=', nonce)

@@ -18,7 +18,7 @@ import {
   type PresenceWriter,
 } from '../../gateway/link/presence.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { type Store } from '../../runtime/index.js';
+import { type CloudStore } from '../../runtime/index.js';
 import { insertWebhook } from '../../gateway/webhooks/store/webhooks/index.js';
 import { connectDevice } from '../support/device.js';
 import { startTestGateway } from '../support/gateway.js';
@@ -43,7 +43,7 @@ const testLog = (): TestLog => {
 };
 
 /** Statements `work` sends to the database, counted at the driver (BEGIN and COMMIT included). */
-async function countStatements(store: Store, work: () => Promise<void>): Promise<number> {
+async function countStatements(store: CloudStore, work: () => Promise<void>): Promise<number> {
   let count = 0;
   let counting = true;
   const driver = store.driver;
@@ -94,8 +94,8 @@ async function countStatements(store: Store, work: () => Promise<void>): Promise
 
 for (const dialect of CLOUD_DIALECTS) {
   describe(`device presence written behind on ${dialect.name}`, () => {
-    let handle: TestStore;
-    let store: Store;
+    let handle: TestStore<CloudStore>;
+    let store: CloudStore;
     const writers: PresenceWriter[] = [];
     const writer = (settings = MANUAL, log = testLog()) => {
       const w = createPresenceWriter({ store, now: () => new Date(), log }, settings);
@@ -105,14 +105,14 @@ for (const dialect of CLOUD_DIALECTS) {
 
     const insertDevices = async (prefix: string, n: number) => {
       const ids = Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
-      await store.db
+      await store.cloud
         .insertInto('edge_devices')
         .values(ids.map((device_id) => ({ device_id, secret_ciphertext: 'sealed' })))
         .execute();
       return ids;
     };
     const rowOf = async (deviceId: string) => {
-      const row = await store.db
+      const row = await store.cloud
         .selectFrom('edge_devices')
         .select(['status', 'last_seen', sql<unknown>`metadata -> 'actor'`.as('actor')])
         .where('device_id', '=', deviceId)
@@ -137,7 +137,7 @@ for (const dialect of CLOUD_DIALECTS) {
         ORDER BY sequence`.execute(store.db);
       return rows.rows.map((r) => `${r.event_type}/${r.reason}/${r.status}`);
     };
-    const subscribe = (s: Store) =>
+    const subscribe = (s: CloudStore) =>
       insertWebhook(
         s,
         {
@@ -364,7 +364,7 @@ for (const dialect of CLOUD_DIALECTS) {
       for (const id of [quiet!, back!, rejoined!]) w.connected(id, 'a');
       await w.flush();
       // the three were left ONLINE an hour ago; the sweep's cutoff is a minute ago
-      await store.db
+      await store.cloud
         .updateTable('edge_devices')
         .set({ last_seen: store.codec.time(new Date(Date.now() - 3_600_000)) })
         .where('device_id', 'in', [quiet!, back!, rejoined!])
@@ -409,7 +409,7 @@ for (const dialect of CLOUD_DIALECTS) {
         device.send({ type: 'hello' });
         await device.next('welcome');
         const read = () =>
-          gw.handle.store.db
+          gw.handle.store.cloud
             .selectFrom('edge_devices')
             .select(['status', 'last_seen'])
             .where('device_id', '=', 'closing-1')
@@ -484,7 +484,7 @@ for (const dialect of CLOUD_DIALECTS) {
         await alive.next('welcome');
         const statusOf = async (id: string) =>
           (
-            await s.db
+            await s.cloud
               .selectFrom('edge_devices')
               .select('status')
               .where('device_id', '=', id)

@@ -17,7 +17,7 @@ import {
   deviceAuthHeaders,
   type Gateway,
 } from '../../gateway/index.js';
-import { openStore, type Store } from '../../runtime/index.js';
+import { openStore, asCloud, type CloudStore } from '../../runtime/index.js';
 import { testClock } from '../support/device.js';
 import { json } from '../support/fleet.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -31,7 +31,7 @@ for (const dialect of CLOUD_DIALECTS) {
     let a: TestGateway;
     let b: Gateway;
     let bUrl: string;
-    let bStore: Store | undefined;
+    let bStore: CloudStore | undefined;
     const secrets: Record<string, string> = {};
 
     const urls = () => [a.url, bUrl];
@@ -76,9 +76,11 @@ for (const dialect of CLOUD_DIALECTS) {
       // the second gateway: on PostgreSQL a store of its own on the same schema
       bStore =
         dialect.name === 'postgres'
-          ? await openStore(process.env.DATABASE_URL!, {
-              postgres: { schema: a.handle.location, maxConnections: 4 },
-            })
+          ? asCloud(
+              await openStore(process.env.DATABASE_URL!, {
+                postgres: { schema: a.handle.location, maxConnections: 4 },
+              }),
+            )
           : undefined;
       b = await createGateway({
         store: bStore ?? a.handle.store,
@@ -120,9 +122,9 @@ for (const dialect of CLOUD_DIALECTS) {
         body: JSON.stringify({ ...body, route_pattern: 'FETCH everything' }),
       });
       expect(malformed.status).toBe(422);
-      expect(await a.handle.store.db.selectFrom('rate_limit_rules').selectAll().execute()).toEqual(
-        [],
-      );
+      expect(
+        await a.handle.store.cloud.selectFrom('rate_limit_rules').selectAll().execute(),
+      ).toEqual([]);
     });
 
     it('holds a per-token limit across both gateways, with headers and Retry-After', async () => {
@@ -236,7 +238,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(writes).toBeGreaterThan(0);
       expect(writes).toBeLessThan(75);
       // the shared counter holds what was granted: exactly the limit
-      const rows = await a.handle.store.db
+      const rows = await a.handle.store.cloud
         .selectFrom('rate_limit_tracking')
         .select(['subject_key', 'request_count'])
         .where('subject_key', '=', 'user:rl-op-4')
@@ -273,7 +275,7 @@ for (const dialect of CLOUD_DIALECTS) {
       for (let i = 0; i < 3; i++)
         expect((await asUser(bUrl, other, '/api/v1/devices/rl-dev-2')).status).toBe(200);
 
-      const audit = await a.handle.store.db
+      const audit = await a.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['event_type', 'actor'])
         .where('event_type', 'like', 'RATE_LIMIT_RULE_%')

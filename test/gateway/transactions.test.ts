@@ -29,14 +29,14 @@ for (const dialect of CLOUD_DIALECTS) {
         body: JSON.stringify(body),
       });
     const stored = async (deviceId = 'pos-1') =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('saf_transactions')
         .selectAll()
         .where('device_id', '=', deviceId)
         .orderBy('device_sequence')
         .execute();
     const device = (deviceId = 'pos-1') =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('edge_devices')
         .select(['status', 'last_sync', 'last_sequence_number', 'metadata'])
         .where('device_id', '=', deviceId)

@@ -156,7 +156,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect((await metrics(5)).status).toBe(204);
       await trends.sample(); // same 10 s bucket: the later sample is the one shown
       clock.advance(30_000);
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('edge_devices')
         .set({ status: 'ONLINE' })
         .where('device_id', '=', 'till-9')

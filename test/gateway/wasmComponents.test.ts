@@ -37,7 +37,7 @@ for (const dialect of CLOUD_DIALECTS) {
       });
 
     const auditRows = () =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .selectAll()
         .where('event_type', '=', 'WASM_COMPONENT_REGISTERED')
@@ -101,7 +101,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
     it('refuses what is not a module, bad versions and bad schemas with 422 and stores nothing', async () => {
       const before = readdirSync(storageDir).length;
-      const rows = await gw.handle.store.db.selectFrom('wasm_components').select('id').execute();
+      const rows = await gw.handle.store.cloud.selectFrom('wasm_components').select('id').execute();
       const notWasm = await uploadRaw(
         gw.adminToken,
         Buffer.from('definitely not wasm'),
@@ -137,7 +137,7 @@ for (const dialect of CLOUD_DIALECTS) {
 
       expect(readdirSync(storageDir)).toHaveLength(before);
       expect(
-        await gw.handle.store.db.selectFrom('wasm_components').select('id').execute(),
+        await gw.handle.store.cloud.selectFrom('wasm_components').select('id').execute(),
       ).toHaveLength(rows.length);
     });
 

@@ -170,14 +170,14 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(rotated.secret).not.toBe(created.secret);
 
       // stored sealed; audit rows name the change with the URL's origin and path only
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('webhook_registrations')
         .select('secret_ciphertext')
         .where('webhook_id', '=', created.webhook_id)
         .executeTakeFirstOrThrow();
       expect(row.secret_ciphertext).not.toContain(rotated.secret);
       expect(gw.keys.open(row.secret_ciphertext)).toBe(rotated.secret);
-      const audit = await gw.handle.store.db
+      const audit = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['event_type', 'details', 'actor'])
         .where('event_type', 'like', 'WEBHOOK_%')
@@ -371,7 +371,7 @@ for (const dialect of CLOUD_DIALECTS) {
         status: 'EXECUTED',
         audit_event: 'COMMAND_EXECUTED',
       });
-      const deadAudit = await gw.handle.store.db
+      const deadAudit = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['actor', 'details'])
         .where('event_type', '=', 'WEBHOOK_DELIVERY_DEAD')

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
-import { openStore, type Store } from '../../runtime/index.js';
+import { openStore, asCloud, type CloudStore } from '../../runtime/index.js';
 import { insertCommandWith } from '../../gateway/commands/store/commands/insertCommand.js';
 import {
   connectDevice,
@@ -53,14 +53,14 @@ for (const dialect of CLOUD_DIALECTS) {
       return device.next('welcome');
     };
     const commandRow = (commandId: string) =>
-      gw.handle.store.db
+      gw.handle.store.cloud
         .selectFrom('device_commands')
         .selectAll()
         .where('command_id', '=', commandId)
         .executeTakeFirstOrThrow();
     const statusOf = async (deviceId: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('edge_devices')
           .select('status')
           .where('device_id', '=', deviceId)
@@ -68,7 +68,7 @@ for (const dialect of CLOUD_DIALECTS) {
       ).status;
     const trail = async (commandId: string) =>
       (
-        await gw.handle.store.db
+        await gw.handle.store.cloud
           .selectFrom('command_audit_log')
           .select('event_type')
           .where('command_id', '=', commandId)
@@ -162,7 +162,7 @@ for (const dialect of CLOUD_DIALECTS) {
       // an idle socket gets the command created DELIVERED and pushed at once, a busy one
       // (still resuming on a loaded machine) by the wake-up: the same trail either way
       expect(['DELIVERED', 'PENDING']).toContain(created.status);
-      const audit = await gw.handle.store.db
+      const audit = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
         .select(['event_type', 'actor', 'details'])
         .where('command_id', '=', created.command_id)
@@ -203,7 +203,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const first = await make('DIAGNOSTIC');
       expect(first).toMatchObject({ status: 'DELIVERED' });
       expect(await trail(first!.commandId)).toEqual(['COMMAND_CREATED', 'COMMAND_DELIVERED']);
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('device_commands')
         .set({ status: 'PENDING' })
         .where('command_id', '=', first!.commandId)
@@ -219,7 +219,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const waiting = await create('ws-8', { command_type: 'DIAGNOSTIC', payload: {} });
       await device.next('command'); // pushed at once, or by the wake-up of a busy session
       // then make it wait for a retry, not yet due
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('device_commands')
         .set({
           status: 'PENDING',
@@ -331,7 +331,7 @@ for (const dialect of CLOUD_DIALECTS) {
         expect(await device.closed).toMatchObject({ code: 4000 });
         await vi.waitFor(
           async () => {
-            const row = await hb.handle.store.db
+            const row = await hb.handle.store.cloud
               .selectFrom('edge_devices')
               .select(['status', 'last_seen'])
               .where('device_id', '=', 'hb-1')
@@ -383,7 +383,7 @@ for (const dialect of CLOUD_DIALECTS) {
         }
         const statuses = async () =>
           (
-            await bp.handle.store.db
+            await bp.handle.store.cloud
               .selectFrom('device_commands')
               .select('status')
               .where('device_id', '=', 'bp-1')
@@ -392,7 +392,7 @@ for (const dialect of CLOUD_DIALECTS) {
         // the server gives up on the session: the device goes OFFLINE
         await vi.waitFor(
           async () => {
-            const row = await bp.handle.store.db
+            const row = await bp.handle.store.cloud
               .selectFrom('edge_devices')
               .select('status')
               .where('device_id', '=', 'bp-1')
@@ -433,12 +433,14 @@ for (const dialect of CLOUD_DIALECTS) {
     it.runIf(dialect.name === 'postgres')(
       'routes a push to the device socket held by another gateway process',
       async () => {
-        let storeB: Store | undefined;
+        let storeB: CloudStore | undefined;
         let gatewayB: Gateway | undefined;
         try {
-          storeB = await openStore(process.env.DATABASE_URL!, {
-            postgres: { schema: gw.handle.location, maxConnections: 4 },
-          });
+          storeB = asCloud(
+            await openStore(process.env.DATABASE_URL!, {
+              postgres: { schema: gw.handle.location, maxConnections: 4 },
+            }),
+          );
           gatewayB = await createGateway({
             store: storeB,
             keys: gw.keys,

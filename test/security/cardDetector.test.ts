@@ -118,7 +118,7 @@ for (const dialect of CLOUD_DIALECTS) {
       // the number is never echoed back, in any of its forms
       expect(JSON.stringify(answer)).not.toMatch(/4111|5555|6011|3782|１１１|٤/);
 
-      const rows = await gw.handle.store.db
+      const rows = await gw.handle.store.cloud
         .selectFrom('saf_transactions')
         .select(['idempotency_key', 'record'])
         .where('device_id', '=', 'pan-pos')

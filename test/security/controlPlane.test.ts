@@ -212,7 +212,7 @@ for (const dialect of CLOUD_DIALECTS) {
       const secretFile = join(outside, 'secret.wasm');
       writeFileSync(secretFile, 'TOP SECRET CONTENT');
       const fakeHash = createHash('sha256').update('escape').digest('hex');
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .insertInto('wasm_components')
         .values({
           id: randomUUID(),
@@ -334,7 +334,7 @@ for (const dialect of CLOUD_DIALECTS) {
       // revoking twice is a 404: nothing left to revoke
       await expectProblem(await revoke(gw.adminToken, created.tokenId), 404, 'TOKEN_NOT_FOUND');
       const hash = createHash('sha256').update(token).digest('hex');
-      const row = await gw.handle.store.db
+      const row = await gw.handle.store.cloud
         .selectFrom('api_tokens')
         .select('revoked_at')
         .where('token_hash', '=', hash)

@@ -122,7 +122,7 @@ describe('webhook destinations', () => {
       const { webhook_id } = (await res.json()) as { webhook_id: string };
       ids.push(webhook_id);
       // the name's DNS answer changes after registration (rebinding): it now points at loopback
-      await gw.handle.store.db
+      await gw.handle.store.cloud
         .updateTable('webhook_registrations')
         .set({ url: receiver.url.replace('127.0.0.1', 'localhost') })
         .where('webhook_id', '=', webhook_id)

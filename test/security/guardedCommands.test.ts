@@ -92,7 +92,7 @@ describe(`high-risk commands guarded by default (${dialect.name})`, () => {
     return (await json<{ code: string }>(res)).code;
   };
   const commandRows = (type: string) =>
-    gw.handle.store.db
+    gw.handle.store.cloud
       .selectFrom('device_commands')
       .select(['command_id', 'status'])
       .where('command_type', '=', type)
@@ -229,11 +229,11 @@ describe(`high-risk commands guarded by default (${dialect.name})`, () => {
     }
     for (const type of ['REBOOT', 'SYNC_WASM', 'sync_wasm', 'UPDATE_CONFIG'])
       expect(await commandRows(type)).toEqual([]);
-    const batches = await gw.handle.store.db
+    const batches = await gw.handle.store.cloud
       .selectFrom('command_batches')
       .select('batch_id')
       .execute();
-    const broadcasts = await gw.handle.store.db
+    const broadcasts = await gw.handle.store.cloud
       .selectFrom('command_broadcasts')
       .select('broadcast_id')
       .execute();
@@ -305,7 +305,7 @@ describe(`high-risk commands guarded by default (${dialect.name})`, () => {
     expect(sent.status, await sent.clone().text()).toBe(201);
     expect((await nextPushed()).command_type).toBe('update_workflow');
     // the change is audited with what changed
-    const audit = await gw.handle.store.db
+    const audit = await gw.handle.store.cloud
       .selectFrom('command_audit_log')
       .select(['actor', 'details'])
       .where('event_type', '=', 'AUTHORIZATION_POLICY_UPDATED')

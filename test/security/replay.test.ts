@@ -80,7 +80,7 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
   };
   const codeOf = async (res: Response) => ((await res.json()) as { code?: string }).code;
   const deviceRow = (deviceId: string) =>
-    a.handle.store.db
+    a.handle.store.cloud
       .selectFrom('edge_devices')
       .selectAll()
       .where('device_id', '=', deviceId)
@@ -147,7 +147,7 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
     const replay = await fetch(`${bUrl}${path}`, { headers });
     expect([replay.status, await codeOf(replay)]).toEqual([401, 'REPLAYED_REQUEST']);
     // and the shared table holds it, for gateways that start later
-    const rows = await a.handle.store.db
+    const rows = await a.handle.store.cloud
       .selectFrom('device_request_nonces')
       .select('nonce')
       .where('device_id', '=', 'rp-rest')
@@ -319,7 +319,7 @@ describe.runIf(postgres)('replays across two gateways on PostgreSQL', () => {
     // written past the API (to set the grace period's end), so the gateway's credential
     // cache is told as the rotation route would tell it
     const rotate = async (graceEnds: Date) => {
-      await a.handle.store.db
+      await a.handle.store.cloud
         .updateTable('edge_devices')
         .set({
           secret_ciphertext: a.keys.seal(current),

@@ -198,7 +198,7 @@ describe('a terminal trusts only what it can verify', () => {
   const noteVersion = async (agent: EdgeAgent) =>
     (await agent.status()).workflows.find((w) => w.workflow_type === 'note')?.workflow_version;
   const cloudCommand = (commandId: string) =>
-    gw.handle.store.db
+    gw.handle.store.cloud
       .selectFrom('device_commands')
       .select(['status', 'result'])
       .where('command_id', '=', commandId)
@@ -223,7 +223,7 @@ describe('a terminal trusts only what it can verify', () => {
     // "an operator deploys new code paths" without the API: the delivery is signed, the
     // definition is not
     const commandId = randomUUID();
-    await gw.handle.store.db
+    await gw.handle.store.cloud
       .insertInto('device_commands')
       .values({
         command_id: commandId,
@@ -325,7 +325,7 @@ describe('a terminal trusts only what it can verify', () => {
       ((await res.json()) as { config: { workflows: { note: Json } } }).config.workflows.note,
     ).toHaveProperty('definition_signature');
     // the stored layer edited behind the API: another definition under the same signature
-    const layer = await gw.handle.store.db
+    const layer = await gw.handle.store.cloud
       .selectFrom('device_configs')
       .select(['config_id', 'config'])
       .where('scope', '=', 'device')
@@ -335,7 +335,7 @@ describe('a terminal trusts only what it can verify', () => {
       workflows: { note: Json };
     };
     config.workflows.note.definition_yaml = noteYaml('55');
-    await gw.handle.store.db
+    await gw.handle.store.cloud
       .updateTable('device_configs')
       .set({ config: JSON.stringify(config) })
       .where('config_id', '=', layer.config_id)

@@ -2,6 +2,7 @@
  * One conformance suite over every store dialect (Kysely's `for (const dialect of DIALECTS)`):
  * the same operations must behave the same on PostgreSQL, PGlite and SQLite.
  */
+import { asCloud } from '../../runtime/index.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -328,8 +329,14 @@ for (const dialect of DIALECTS) {
           `INSERT INTO device_commands (command_id, device_id, command_type) VALUES
            ('${randomUUID()}', 'pos-1', 'REBOOT'), ('${randomUUID()}', 'pos-1', 'DIAGNOSTIC'), ('${randomUUID()}', 'pos-2', 'REBOOT')`,
         );
-        await store.db.deleteFrom('edge_devices').where('device_id', '=', 'pos-1').execute();
-        const rows = await store.db.selectFrom('device_commands').select(['device_id']).execute();
+        await asCloud(store)
+          .cloud.deleteFrom('edge_devices')
+          .where('device_id', '=', 'pos-1')
+          .execute();
+        const rows = await asCloud(store)
+          .cloud.selectFrom('device_commands')
+          .select(['device_id'])
+          .execute();
         expect(rows).toEqual([{ device_id: 'pos-2' }]);
       });
     }

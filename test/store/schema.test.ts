@@ -20,6 +20,7 @@ import {
   openWithSchema,
   rawExec,
   type TestStore,
+  EDGE_DIALECT,
 } from '../support/stores.js';
 
 /** Shipped migrations are frozen: editing one changes its checksum and fails here. */
@@ -158,7 +159,7 @@ for (const dialect of DIALECTS) {
 
 describe('edge schema upgrade', () => {
   it('drops the indexes earlier versions created and the model no longer has', async () => {
-    const handle = await openWithSchema(DIALECTS.find((d) => d.name === 'sqlite')!);
+    const handle = await openWithSchema(EDGE_DIALECT);
     try {
       await rawExec(handle, 'CREATE INDEX idx_tasks_status_run_after ON tasks (status, run_after)');
       await rawExec(

@@ -15,7 +15,13 @@ import {
   type WorkflowRowUpdate,
 } from '../../runtime/index.js';
 import { updateWorkflowsBatchStatement } from '../../runtime/store/postgres/updateWorkflowsBatch.js';
-import { CLOUD_DIALECTS, DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+import {
+  CLOUD_DIALECTS,
+  DIALECTS,
+  openWithSchema,
+  type TestStore,
+  EDGE_DIALECT,
+} from '../support/stores.js';
 
 const update = (id: string, version: number, extra: Partial<WorkflowRowUpdate> = {}) => ({
   id,
@@ -64,7 +70,7 @@ for (const dialect of DIALECTS) {
 
 describe('updateWorkflows on SQLite', () => {
   it('leaves an unchanged status out of the UPDATE: one WAL page fewer per commit', async () => {
-    const handle = await openWithSchema(DIALECTS.find((d) => d.name === 'sqlite')!);
+    const handle = await openWithSchema(EDGE_DIALECT);
     try {
       const { store } = handle;
       const wal = `${handle.location}-wal`;

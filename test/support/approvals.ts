@@ -10,6 +10,7 @@ import { governanceRoutes } from '../../gateway/governance/module.js';
 import { insertWebhook } from '../../gateway/webhooks/store/webhooks/index.js';
 import type { TestClock } from './device.js';
 import { startFleetGateway, type FleetGateway } from './fleet.js';
+import type { CloudStore } from '../../runtime/index.js';
 import type { TestDialect } from './stores.js';
 
 /** REBOOTs need two approvals by operators, within an hour. */
@@ -29,7 +30,7 @@ export interface ApprovalsGateway extends FleetGateway {
 
 /** Start the gateway and register the approval events' webhook. */
 export async function startApprovalsGateway(
-  dialect: TestDialect,
+  dialect: TestDialect<CloudStore>,
   clock: TestClock,
 ): Promise<ApprovalsGateway> {
   let sweeper: ApprovalSweeper | undefined;

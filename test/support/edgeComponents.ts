@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EdgeTimers } from '../../edge/index.js';
-import { ensureEdgeSchema, openStore, type Store } from '../../runtime/index.js';
+import { asEdge, ensureEdgeSchema, openStore, type EdgeStore } from '../../runtime/index.js';
 
 /** An edge store on a temp file. */
 export interface EdgeStoreHandle {
-  store: Store;
+  store: EdgeStore;
   dir: string;
   file: string;
   close(): Promise<void>;
@@ -21,7 +21,7 @@ export interface EdgeStoreHandle {
 export async function openEdgeStore(): Promise<EdgeStoreHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'saffron-edge-'));
   const file = join(dir, 'edge.db');
-  const store = await openStore(file);
+  const store = asEdge(await openStore(file));
   await ensureEdgeSchema(store);
   return {
     store,

@@ -3,6 +3,7 @@
  * work parked) and the fleet routes, whose driver the test steps by hand (`fleet.tick()`,
  * `fleet.settle()`) on a hand-moved clock — no test waits on a timer.
  */
+import { type CloudStore } from '../../runtime/index.js';
 import type { FleetDriver } from '../../gateway/fleet/driver.js';
 import type { RouteModule } from '../../gateway/index.js';
 import { commandRoutes } from '../../gateway/routes/commands.js';
@@ -21,7 +22,7 @@ export interface FleetGateway extends TestGateway {
 
 /** Start a gateway with command and fleet routes (and `more` routes) on `clock`. */
 export async function startFleetGateway(
-  dialect: TestDialect,
+  dialect: TestDialect<CloudStore>,
   clock: TestClock,
   more: readonly RouteModule[] = [],
 ): Promise<FleetGateway> {

@@ -16,13 +16,14 @@ import {
   type Keyring,
   type UserRole,
 } from '../../gateway/index.js';
+import type { CloudStore } from '../../runtime/index.js';
 import { openWithSchema, type TestDialect, type TestStore } from './stores.js';
 
 /** A running test gateway. */
 export interface TestGateway {
   url: string;
   gateway: Gateway;
-  handle: TestStore;
+  handle: TestStore<CloudStore>;
   keys: Keyring;
   adminToken: string;
   /** A token of `role`. */
@@ -45,7 +46,7 @@ export interface TestGateway {
 
 /** Start a gateway over a fresh store of `dialect`. */
 export async function startTestGateway(
-  dialect: TestDialect,
+  dialect: TestDialect<CloudStore>,
   options: Partial<GatewayOptions> = {},
 ): Promise<TestGateway> {
   const handle = await openWithSchema(dialect);
@@ -95,7 +96,7 @@ export async function startTestGateway(
     },
     async insertDevice(deviceId) {
       const secret = randomBytes(32).toString('base64url');
-      await handle.store.db
+      await handle.store.cloud
         .insertInto('edge_devices')
         .values({ device_id: deviceId, secret_ciphertext: keys.seal(secret) })
         .execute();

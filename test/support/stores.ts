@@ -13,22 +13,25 @@ import { migrations } from '../../migrations/index.js';
 import {
   ensureEdgeSchema,
   migrate,
-  openStore,
+  type CloudStore,
+  type EdgeStore,
   type Store,
   type StoreDialect,
 } from '../../runtime/store/index.js';
 import { createPglite, openPgliteStore } from '../../runtime/store/pglite/openPgliteStore.js';
+import { openPostgresStore } from '../../runtime/store/postgres/openPostgresStore.js';
+import { openSqliteStore } from '../../runtime/store/sqlite/openSqliteStore.js';
 
-/** A dialect under test. */
-export interface TestDialect {
+/** A dialect under test, opening stores of type `S` (a cloud or an edge store). */
+export interface TestDialect<S extends Store = Store> {
   name: StoreDialect;
   /** Open an empty store of this dialect (no schema yet). */
-  open(): Promise<TestStore>;
+  open(): Promise<TestStore<S>>;
 }
 
 /** A store opened for a test, with its cleanup. */
-export interface TestStore {
-  store: Store;
+export interface TestStore<S extends Store = Store> {
+  store: S;
   /** For PostgreSQL: the schema name; for SQLite: the file; for PGlite: 'memory'. */
   location: string;
   close(keep?: boolean): Promise<void>;
@@ -54,12 +57,12 @@ export async function adminQuery(text: string): Promise<void> {
   }
 }
 
-const postgres: TestDialect = {
+const postgres: TestDialect<CloudStore> = {
   name: 'postgres',
   async open() {
     const schema = uniqueName('saffron_test');
     await adminQuery(`CREATE SCHEMA ${schema}`);
-    const store = await openStore(databaseUrl!, { postgres: { schema, maxConnections: 8 } });
+    const store = await openPostgresStore(databaseUrl!, { schema, maxConnections: 8 });
     return {
       store,
       location: schema,
@@ -74,7 +77,7 @@ const postgres: TestDialect = {
 // One in-memory PGlite per test process (starting one costs about a second); each opened
 // store gets its own schema on it, as with PostgreSQL.
 let sharedPglite: Promise<PGlite> | undefined;
-const pglite: TestDialect = {
+const pglite: TestDialect<CloudStore> = {
   name: 'pglite',
   async open() {
     const instance = await (sharedPglite ??= createPglite('memory'));
@@ -92,20 +95,20 @@ const pglite: TestDialect = {
   },
 };
 
-const sqlite: TestDialect = {
+const sqlite: TestDialect<EdgeStore> = {
   name: 'sqlite',
-  async open() {
+  open() {
     const dir = mkdtempSync(join(tmpdir(), 'saffron-test-'));
     const file = join(dir, 'edge.db');
-    const store = await openStore(file);
-    return {
+    const store = openSqliteStore(file);
+    return Promise.resolve({
       store,
       location: file,
       async close(keep = false) {
         await store.close();
         if (!keep) rmSync(dir, { recursive: true, force: true });
       },
-    };
+    });
   },
 };
 
@@ -114,8 +117,13 @@ export const DIALECTS: readonly TestDialect[] = databaseUrl
   ? [postgres, pglite, sqlite]
   : [pglite, sqlite];
 
+/** The edge tier's dialect (SQLite). */
+export const EDGE_DIALECT: TestDialect<EdgeStore> = sqlite;
+
 /** Dialects of the cloud tier (PostgreSQL when configured, PGlite always). */
-export const CLOUD_DIALECTS: readonly TestDialect[] = DIALECTS.filter((d) => d.name !== 'sqlite');
+export const CLOUD_DIALECTS: readonly TestDialect<CloudStore>[] = databaseUrl
+  ? [postgres, pglite]
+  : [pglite];
 
 /** Create the tier's schema: migrations for cloud stores, the edge schema for SQLite. */
 export async function createSchema(store: Store): Promise<void> {
@@ -129,7 +137,9 @@ export async function createSchema(store: Store): Promise<void> {
 }
 
 /** Open a store of `dialect` with its schema created. */
-export async function openWithSchema(dialect: TestDialect): Promise<TestStore> {
+export async function openWithSchema<S extends Store>(
+  dialect: TestDialect<S>,
+): Promise<TestStore<S>> {
   const handle = await dialect.open();
   await createSchema(handle.store);
   return handle;

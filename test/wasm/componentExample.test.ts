@@ -17,13 +17,13 @@ import {
   sha256Hex,
 } from '../../runtime/index.js';
 import { definition, engineFor } from '../support/engine.js';
-import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+import { openWithSchema, type TestStore, EDGE_DIALECT } from '../support/stores.js';
 import { compileWat } from '../support/wasmGuests.js';
 import { commandComponent } from './componentGuests.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/components/', import.meta.url));
 const read = (name: string) => new Uint8Array(readFileSync(join(EXAMPLE, name)));
-const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
+const sqlite = EDGE_DIALECT;
 
 describe('examples/components', () => {
   let handle: TestStore;

@@ -31,6 +31,8 @@ import {
   sha256Hex,
   storeWasmSource,
   type WasmError,
+  type CloudStore,
+  type EdgeStore,
 } from '../../runtime/index.js';
 import {
   compileWatGuests,
@@ -38,7 +40,7 @@ import {
   type Guest,
   type WatGuestName,
 } from '../support/wasmGuests.js';
-import { CLOUD_DIALECTS, DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
+import { CLOUD_DIALECTS, openWithSchema, type TestStore, EDGE_DIALECT } from '../support/stores.js';
 
 let guests: Record<WatGuestName, Guest>;
 beforeAll(async () => {
@@ -85,7 +87,7 @@ describe('semantic version tags', () => {
 
 for (const dialect of CLOUD_DIALECTS) {
   describe(`WASM registry on ${dialect.name}`, () => {
-    let handle: TestStore;
+    let handle: TestStore<CloudStore>;
     let storageDir: string;
     beforeEach(async () => {
       handle = await openWithSchema(dialect);
@@ -265,9 +267,9 @@ for (const dialect of CLOUD_DIALECTS) {
   });
 }
 
-const sqlite = DIALECTS.find((d) => d.name === 'sqlite')!;
+const sqlite = EDGE_DIALECT;
 describe('WASM cache on the edge (sqlite)', () => {
-  let handle: TestStore;
+  let handle: TestStore<EdgeStore>;
   beforeEach(async () => {
     handle = await openWithSchema(sqlite);
   });

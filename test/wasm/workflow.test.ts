@@ -17,6 +17,7 @@ import {
   storeWasmSource,
   type JsonObject,
   type WorkflowRecord,
+  asEdge,
 } from '../../runtime/index.js';
 import { definition, engineFor } from '../support/engine.js';
 import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
@@ -60,8 +61,8 @@ for (const dialect of DIALECTS) {
     /** Replace the stored bytes of `guest` (same hash, different bytes) or put them back. */
     async function overwrite(guest: Guest, bytes: Uint8Array): Promise<void> {
       if (handle.store.dialect === 'sqlite')
-        await handle.store.db
-          .updateTable('device_wasm_cache')
+        await asEdge(handle.store)
+          .edge.updateTable('device_wasm_cache')
           .set({ binary_data: bytes })
           .where('binary_hash', '=', guest.hash)
           .execute();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { translateDriverError } from '../errors.js';
-import type { StoreHandle } from '../store.js';
+import type { CloudHandle } from '../store.js';
 
 /** A definition registered through the API. */
 export interface StoredDefinition {
@@ -17,11 +17,11 @@ export interface StoredDefinition {
  * Returns whether a new row was written.
  */
 export async function saveWorkflowDefinition(
-  h: StoreHandle,
+  h: CloudHandle,
   definition: Omit<StoredDefinition, 'createdAt'>,
 ): Promise<boolean> {
   try {
-    const result = await h.db
+    const result = await h.cloud
       .insertInto('workflow_definitions')
       .values({
         id: randomUUID(),
@@ -40,9 +40,9 @@ export async function saveWorkflowDefinition(
 }
 
 /** Every registered definition, oldest first (so registering them in order leaves the latest). */
-export async function listWorkflowDefinitions(h: StoreHandle): Promise<StoredDefinition[]> {
+export async function listWorkflowDefinitions(h: CloudHandle): Promise<StoredDefinition[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('workflow_definitions')
       .selectAll()
       .orderBy('created_at')

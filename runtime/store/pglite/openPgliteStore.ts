@@ -14,7 +14,7 @@ import { importOptional } from '../../optionalDependency.js';
 import { postgresCodec } from '../codec.js';
 import type { Database } from '../database.js';
 import { translateDriverError } from '../errors.js';
-import { makeStore, type Store } from '../store.js';
+import { makeStore, type CloudStore } from '../store.js';
 import { lockDataDir } from './dataDirLock.js';
 
 const INT8_OID = 20;
@@ -77,7 +77,7 @@ function borrowed(pglite: PGlite): PGlite {
  * Open a PGlite store in `dataDir`, or in memory for `'memory'`. With `shared`, the store runs
  * on an instance the caller owns (and closes); several stores can then share one instance.
  */
-export async function openPgliteStore(dataDir: string, shared?: PGlite): Promise<Store> {
+export async function openPgliteStore(dataDir: string, shared?: PGlite): Promise<CloudStore> {
   const pglite = shared ?? (await createPglite(dataDir));
   // The dialect closes its client when the Kysely instance is destroyed; a shared instance
   // is handed over behind a view whose close() leaves it open for its owner.

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { postgresCodec } from '../codec.js';
 import type { Database } from '../database.js';
 import { translateDriverError } from '../errors.js';
-import { makeStore, type Store } from '../store.js';
+import { makeStore, type CloudStore } from '../store.js';
 import { prepareStatements } from './prepareStatements.js';
 
 /** Options of a PostgreSQL store. */
@@ -27,7 +27,7 @@ const INT8_OID = 20;
 export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
-): Promise<Store> {
+): Promise<CloudStore> {
   const defaults = pg.types;
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>

@@ -13,7 +13,7 @@ import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { sqliteCodec } from '../codec.js';
 import type { Database as Schema } from '../database.js';
 import { translateDriverError } from '../errors.js';
-import { makeStore, type Store } from '../store.js';
+import { makeStore, type EdgeStore } from '../store.js';
 import { cacheStatements } from './cacheStatements.js';
 import { rewriteWrites, type WriteTextRewriter } from './rewriteWrites.js';
 
@@ -27,7 +27,7 @@ export interface SqliteStoreOptions {
 }
 
 /** Open (creating when absent) a SQLite database file, or `:memory:`. */
-export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): EdgeStore {
   let database: Database.Database;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../errors.js';
-import type { StoreHandle } from '../store.js';
+import type { CloudHandle } from '../store.js';
 
 /** A registry row to insert; timestamps default to now. */
 export interface NewWasmComponent {
@@ -15,9 +15,9 @@ export interface NewWasmComponent {
 }
 
 /** Insert a `wasm_components` row. A hash already registered is a ConflictError. */
-export async function insertWasmComponent(h: StoreHandle, c: NewWasmComponent): Promise<void> {
+export async function insertWasmComponent(h: CloudHandle, c: NewWasmComponent): Promise<void> {
   try {
-    await h.db
+    await h.cloud
       .insertInto('wasm_components')
       .values({
         id: c.id,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../errors.js';
-import type { StoreHandle } from '../store.js';
+import type { EdgeHandle } from '../store.js';
 
 /** One binary in the edge's `device_wasm_cache`, without its bytes. */
 export interface CachedWasm {
@@ -10,9 +10,9 @@ export interface CachedWasm {
 }
 
 /** Every cached binary, most recently used first. */
-export async function listCachedWasm(h: StoreHandle): Promise<CachedWasm[]> {
+export async function listCachedWasm(h: EdgeHandle): Promise<CachedWasm[]> {
   try {
-    const rows = await h.db
+    const rows = await h.edge
       .selectFrom('device_wasm_cache')
       .select([
         'binary_hash',

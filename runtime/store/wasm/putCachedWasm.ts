@@ -1,5 +1,5 @@
 import { translateDriverError } from '../errors.js';
-import type { StoreHandle } from '../store.js';
+import type { EdgeHandle } from '../store.js';
 
 /**
  * Store `bytes` in the edge's `device_wasm_cache` under `hash` (the caller has checked that
@@ -7,13 +7,13 @@ import type { StoreHandle } from '../store.js';
  * definition, so the existing row is kept.
  */
 export async function putCachedWasm(
-  h: StoreHandle,
+  h: EdgeHandle,
   hash: string,
   bytes: Uint8Array,
   now = new Date(),
 ): Promise<boolean> {
   try {
-    const result = await h.db
+    const result = await h.edge
       .insertInto('device_wasm_cache')
       .values({ binary_hash: hash, binary_data: bytes, last_accessed: h.codec.time(now) })
       .onConflict((oc) => oc.column('binary_hash').doNothing())

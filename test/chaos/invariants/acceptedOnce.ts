@@ -10,28 +10,28 @@
  *   every stored record is in some event is the webhook invariant's business.
  */
 import { sql } from 'kysely';
-import type { Store } from '../../../runtime/index.js';
+import type { CloudStore } from '../../../runtime/index.js';
 import type { WebhookReceiver } from '../webhookReceiver.js';
 import type { DeviceFacts } from './deviceFiles.js';
 import { invariant, Violations, type InvariantResult } from './invariant.js';
 
 /** Check the invariant; `factsWebhookId` is the registration that receives SAF events. */
 export async function checkAcceptedOnce(
-  store: Store,
+  store: CloudStore,
   facts: readonly DeviceFacts[],
   receiver: WebhookReceiver,
   factsWebhookId: string | undefined,
 ): Promise<InvariantResult> {
   const v = new Violations();
   const count = sql<number>`COUNT(*)`;
-  const sameId = await store.db
+  const sameId = await store.cloud
     .selectFrom('saf_transactions')
     .select(['idempotency_key', count.as('n')])
     .groupBy('idempotency_key')
     .having(count, '>', 1)
     .execute();
   for (const r of sameId) v.add('workflow id stored twice', `${r.idempotency_key} ×${r.n}`);
-  const sameSequence = await store.db
+  const sameSequence = await store.cloud
     .selectFrom('saf_transactions')
     .select(['device_id', 'device_sequence', count.as('n')])
     .groupBy(['device_id', 'device_sequence'])
@@ -40,7 +40,10 @@ export async function checkAcceptedOnce(
   for (const r of sameSequence)
     v.add('device sequence number stored twice', `${r.device_id}#${r.device_sequence} ×${r.n}`);
 
-  const rows = await store.db.selectFrom('saf_transactions').select(['idempotency_key']).execute();
+  const rows = await store.cloud
+    .selectFrom('saf_transactions')
+    .select(['idempotency_key'])
+    .execute();
   const uploads = [...receiver.events.values()].filter(
     (e) => e.webhookId === factsWebhookId && e.type === 'saf.batch_synced',
   );

@@ -14,7 +14,7 @@
  * one COMMAND_FAILED or COMMAND_EXPIRED.
  */
 import { sql } from 'kysely';
-import type { Store } from '../../../runtime/index.js';
+import type { Store, CloudStore } from '../../../runtime/index.js';
 import { CLOUD_FLOW_EXPECTED_AUDIT, CLOUD_FLOW_STEPS, CLOUD_FLOW_TYPE } from '../cloudFlow.js';
 import type { CommandRow } from './commands.js';
 import type { DeviceFacts } from './deviceFiles.js';
@@ -61,8 +61,8 @@ async function cloudAudit(store: Store): Promise<Map<string, Counts>> {
   return byWorkflow;
 }
 
-async function commandAudit(store: Store): Promise<Map<string, Counts>> {
-  const rows = await store.db
+async function commandAudit(store: CloudStore): Promise<Map<string, Counts>> {
+  const rows = await store.cloud
     .selectFrom('command_audit_log')
     .select(['command_id', 'event_type', sql<number>`COUNT(*)`.as('n')])
     .where('command_id', 'is not', null)
@@ -79,7 +79,7 @@ async function commandAudit(store: Store): Promise<Map<string, Counts>> {
 
 /** Check the audit invariant. */
 export async function checkAudit(
-  store: Store,
+  store: CloudStore,
   workflows: readonly CloudWorkflowRow[],
   commands: readonly CommandRow[],
   facts: readonly DeviceFacts[],

@@ -3,7 +3,7 @@
  * device files are read once, the cloud's rows once per table, and each check compares them
  * with the other sources it needs (the agents' command log, the webhook receiver).
  */
-import type { Store } from '../../../runtime/index.js';
+import type { CloudStore } from '../../../runtime/index.js';
 import type { WebhookReceiver } from '../webhookReceiver.js';
 import { checkAcceptedOnce } from './acceptedOnce.js';
 import { checkAudit } from './audit.js';
@@ -18,7 +18,7 @@ import { checkWorkflows, readCloudWorkflows } from './workflows.js';
 /** What the checks read. */
 export interface InvariantInputs {
   /** The cloud database (the cloud stopped). */
-  store: Store;
+  store: CloudStore;
   /** Every terminal with its SQLite file (the agents stopped). */
   devices: readonly { deviceId: string; dbFile: string }[];
   /** Handler runs the agents logged, by `<device>|<command id>`. */

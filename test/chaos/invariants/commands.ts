@@ -7,7 +7,7 @@
  * cloud holds the device's outcome, the ledger says DONE with that outcome and acked, and
  * the agents logged at most one run of it.
  */
-import type { Store } from '../../../runtime/index.js';
+import type { CloudStore } from '../../../runtime/index.js';
 import type { DeviceFacts } from './deviceFiles.js';
 import { invariant, Violations, type InvariantResult } from './invariant.js';
 
@@ -22,8 +22,8 @@ export interface CommandRow {
 }
 
 /** The command rows of the run. */
-export async function readCommands(store: Store): Promise<CommandRow[]> {
-  return store.db
+export async function readCommands(store: CloudStore): Promise<CommandRow[]> {
+  return store.cloud
     .selectFrom('device_commands')
     .select(['command_id', 'device_id', 'command_type', 'status', 'broadcast_id', 'delivered_at'])
     .execute();

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { COMMAND_KEY_PREFIX } from '../../../edge/state/syncState.js';
 import type { CommandLedgerEntry } from '../../../edge/commands/commandLedger.js';
-import { openStore } from '../../../runtime/index.js';
+import { asEdge, openStore } from '../../../runtime/index.js';
 
 /** A SAF record on a device. */
 export interface DeviceSafRecord {
@@ -43,9 +43,9 @@ export interface DeviceFacts {
 
 /** Read one device's file. */
 export async function readDeviceFacts(deviceId: string, file: string): Promise<DeviceFacts> {
-  const store = await openStore(file);
+  const store = asEdge(await openStore(file));
   try {
-    const { db, codec } = store;
+    const { edge: db, codec } = store;
     const records = await db
       .selectFrom('saf_pending_transactions')
       .select(['workflow_id', 'sequence_number', 'signature', 'status', 'upload_attempts'])

@@ -5,14 +5,14 @@
  * unexpected, nothing duplicated, nothing left pending), as the device wrote it — same
  * sequence number, same signature.
  */
-import type { Store } from '../../../runtime/index.js';
+import type { CloudStore } from '../../../runtime/index.js';
 import { verifyExactlyOnce } from '../../../bin/demo/verifyDemo.js';
 import type { DeviceFacts } from './deviceFiles.js';
 import { invariant, Violations, type InvariantResult } from './invariant.js';
 
 /** Check the SAF invariant over `devices` (their files) against the cloud. */
 export async function checkSafExactlyOnce(
-  cloud: Store,
+  cloud: CloudStore,
   devices: readonly { deviceId: string; dbFile: string }[],
   facts: readonly DeviceFacts[],
 ): Promise<InvariantResult> {
@@ -28,7 +28,7 @@ export async function checkSafExactlyOnce(
       if (r.status === 'REJECTED')
         v.add('refused by the cloud', `${device.deviceId}/${r.workflowId}`);
 
-  const rows = await cloud.db
+  const rows = await cloud.cloud
     .selectFrom('saf_transactions')
     .select(['idempotency_key', 'device_id', 'device_sequence', 'signature'])
     .where(

@@ -9,7 +9,7 @@
  *   every configuration version published; and the `saf.batch_synced` events together name
  *   every record `saf_transactions` holds (that none is named twice is acceptedOnce.ts).
  */
-import type { Store } from '../../../runtime/index.js';
+import type { CloudStore } from '../../../runtime/index.js';
 import type { WebhookReceiver } from '../webhookReceiver.js';
 import type { CommandRow } from './commands.js';
 import { invariant, Violations, type InvariantResult } from './invariant.js';
@@ -17,7 +17,7 @@ import type { CloudWorkflowRow } from './workflows.js';
 
 /** Check the webhook invariant (`webhookIds`: the run's registrations, facts first). */
 export async function checkWebhooks(
-  store: Store,
+  store: CloudStore,
   receiver: WebhookReceiver,
   webhookIds: readonly string[],
   workflows: readonly CloudWorkflowRow[],
@@ -27,7 +27,7 @@ export async function checkWebhooks(
   const deliveries =
     webhookIds.length === 0
       ? []
-      : await store.db
+      : await store.cloud
           .selectFrom('webhook_deliveries')
           .select(['webhook_id', 'event_id', 'event_type', 'status', 'attempt_count'])
           .where('webhook_id', 'in', webhookIds)
@@ -71,12 +71,12 @@ export async function checkWebhooks(
     if (c.status === 'FAILED' && !commandFailed.has(c.command_id))
       v.add('no command.failed', c.command_id);
   }
-  const configs = await store.db.selectFrom('device_configs').select(['config_id']).execute();
+  const configs = await store.cloud.selectFrom('device_configs').select(['config_id']).execute();
   const published = ids('config.published', 'config_id');
   for (const c of configs)
     if (!published.has(c.config_id)) v.add('no config.published', c.config_id);
 
-  const safRows = await store.db
+  const safRows = await store.cloud
     .selectFrom('saf_transactions')
     .select(['idempotency_key'])
     .execute();

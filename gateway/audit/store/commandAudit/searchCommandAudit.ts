@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   COMMAND_AUDIT_COLUMNS,
   rowToCommandAudit,
@@ -41,12 +41,12 @@ export interface CommandAuditPage {
 
 /** Audit rows matching `filter`, newest first. */
 export async function searchCommandAudit(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: CommandAuditFilter,
   page: CommandAuditPage,
 ): Promise<CommandAuditRecord[]> {
   try {
-    let query = h.db.selectFrom('command_audit_log').select(COMMAND_AUDIT_COLUMNS);
+    let query = h.cloud.selectFrom('command_audit_log').select(COMMAND_AUDIT_COLUMNS);
     if (filter.deviceId !== undefined) query = query.where('device_id', '=', filter.deviceId);
     if (filter.commandId !== undefined) query = query.where('command_id', '=', filter.commandId);
     if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor);

@@ -1,21 +1,21 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /**
  * Delete a policy, with a RETENTION_POLICY_DELETED audit row; false when there is none. Run
  * it in a transaction.
  */
 export async function deleteRetentionPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policyId: string,
   actor: CommandActor,
   now: Date,
 ): Promise<boolean> {
   let name: string | undefined;
   try {
-    const row = await h.db
+    const row = await h.cloud
       .deleteFrom('audit_retention_policies')
       .where('policy_id', '=', policyId)
       .returning(['name', 'table_name'])

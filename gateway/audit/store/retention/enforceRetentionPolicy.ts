@@ -10,7 +10,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { Store, StoreHandle } from '../../../../runtime/index.js';
+import type { CloudStore, CloudHandle } from '../../../../runtime/index.js';
 import {
   retentionCutoff,
   type RetentionPolicyRecord,
@@ -28,7 +28,7 @@ export interface RetentionPurge {
 }
 
 async function deleteOlderRows(
-  h: StoreHandle,
+  h: CloudHandle,
   table: RetentionTable,
   cutoff: string,
   eventTypes: readonly string[],
@@ -36,7 +36,7 @@ async function deleteOlderRows(
   const types = [...eventTypes];
   switch (table) {
     case 'command_audit_log': {
-      let query = h.db.deleteFrom('command_audit_log').where('created_at', '<', cutoff);
+      let query = h.cloud.deleteFrom('command_audit_log').where('created_at', '<', cutoff);
       if (types.length > 0) query = query.where('event_type', 'in', types);
       return Number((await query.executeTakeFirst()).numDeletedRows);
     }
@@ -50,7 +50,7 @@ async function deleteOlderRows(
       return Number((await query.executeTakeFirst()).numDeletedRows);
     }
     case 'webhook_deliveries': {
-      let query = h.db
+      let query = h.cloud
         .deleteFrom('webhook_deliveries')
         .where('created_at', '<', cutoff)
         .where('status', 'in', ['DELIVERED', 'DEAD']);
@@ -66,7 +66,7 @@ async function deleteOlderRows(
 
 /** Enforce `policy` at `now` (see the module comment). */
 export async function enforceRetentionPolicy(
-  store: Store,
+  store: CloudStore,
   policy: RetentionPolicyRecord,
   actor: CommandActor,
   now: Date,
@@ -100,7 +100,7 @@ export async function enforceRetentionPolicy(
           ],
           now,
         );
-      await tx.db
+      await tx.cloud
         .updateTable('audit_retention_policies')
         .set({ last_run_at: tx.codec.time(now) })
         .where('policy_id', '=', policy.policyId)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   RETENTION_POLICY_COLUMNS,
   rowToRetentionPolicy,
@@ -8,11 +8,11 @@ import {
 
 /** A retention policy, or undefined. */
 export async function getRetentionPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policyId: string,
 ): Promise<RetentionPolicyRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('audit_retention_policies')
       .select(RETENTION_POLICY_COLUMNS)
       .where('policy_id', '=', policyId)

@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   RETENTION_POLICY_COLUMNS,
   rowToRetentionPolicy,
@@ -24,14 +24,14 @@ export interface NewRetentionPolicy {
  * transaction. A taken name is a ConflictError.
  */
 export async function insertRetentionPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policy: NewRetentionPolicy,
   actor: CommandActor,
   now: Date,
 ): Promise<RetentionPolicyRecord> {
   let created: RetentionPolicyRecord;
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('audit_retention_policies')
       .values({
         policy_id: policy.policyId,

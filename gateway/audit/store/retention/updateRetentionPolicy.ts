@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   RETENTION_POLICY_COLUMNS,
   rowToRetentionPolicy,
@@ -20,7 +20,7 @@ export interface RetentionPolicyChanges {
  * when there is none. Run it in a transaction.
  */
 export async function updateRetentionPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policyId: string,
   changes: RetentionPolicyChanges,
   actor: CommandActor,
@@ -28,7 +28,7 @@ export async function updateRetentionPolicy(
 ): Promise<RetentionPolicyRecord | undefined> {
   let updated: RetentionPolicyRecord | undefined;
   try {
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('audit_retention_policies')
       .set({
         ...(changes.retentionDays !== undefined ? { retention_days: changes.retentionDays } : {}),

@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import type { UsedNonce } from './rememberNonces.js';
 
 /**
  * Every nonce still within its window at `now` (a gateway loads them when it starts or
  * regains its notification connection, so it knows what other gateways accepted before).
  */
-export async function listNonces(h: StoreHandle, now: Date): Promise<UsedNonce[]> {
+export async function listNonces(h: CloudHandle, now: Date): Promise<UsedNonce[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('device_request_nonces')
       .select(['device_id', 'nonce', 'expires_at'])
       .where('expires_at', '>', h.codec.time(now))

@@ -12,7 +12,7 @@
  */
 import { sql } from 'kysely';
 import type { UsedNonce } from './rememberNonces.js';
-import type { StoreHandle, ChannelListener } from '../../../../runtime/index.js';
+import type { CloudHandle, ChannelListener } from '../../../../runtime/index.js';
 
 /** The channel nonce announcements use. */
 export const NONCES_CHANNEL = 'saffron_nonces';
@@ -21,7 +21,7 @@ const MAX_PAYLOAD = 7000;
 
 /** Queue announcement `sequence` of `nonces` in the caller's transaction (PostgreSQL only). */
 export async function notifyNonces(
-  h: StoreHandle,
+  h: CloudHandle,
   nonces: readonly UsedNonce[],
   origin: string,
   sequence: number,

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /**
  * Record that `deviceId` used `nonce`, valid until `expiresAt`; false when the nonce is
@@ -8,14 +8,14 @@ import type { StoreHandle } from '../../../../runtime/index.js';
  * absent. Cloud dialects only.
  */
 export async function rememberNonce(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
   nonce: string,
   now: Date,
   expiresAt: Date,
 ): Promise<boolean> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('device_request_nonces')
       .values({ device_id: deviceId, nonce, expires_at: h.codec.time(expiresAt) })
       .onConflict((oc) =>

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** A nonce a device used, and when its window ends. */
 export interface UsedNonce {
@@ -15,13 +15,13 @@ export interface UsedNonce {
  * (device, nonce) pair. Cloud dialects only.
  */
 export async function rememberNonces(
-  h: StoreHandle,
+  h: CloudHandle,
   nonces: readonly UsedNonce[],
   now: Date,
 ): Promise<UsedNonce[]> {
   if (nonces.length === 0) return [];
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .insertInto('device_request_nonces')
       .values(
         nonces.map((n) => ({

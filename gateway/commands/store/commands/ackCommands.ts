@@ -19,7 +19,7 @@
  */
 import { sql } from 'kysely';
 import { canonicalJson, executeCached, translateDriverError } from '../../../../runtime/index.js';
-import type { Store } from '../../../../runtime/index.js';
+import type { CloudStore } from '../../../../runtime/index.js';
 import { appendCommandAudit } from './appendCommandAudit.js';
 import {
   COMMAND_COLUMNS,
@@ -81,7 +81,10 @@ interface Seen {
 }
 
 /** The one statement of the common case, for acks of distinct commands. */
-async function ackInOneStatement(store: Store, requests: readonly AckRequest[]): Promise<Seen[]> {
+async function ackInOneStatement(
+  store: CloudStore,
+  requests: readonly AckRequest[],
+): Promise<Seen[]> {
   const rows = requests.map(({ ack, actor, now }, ord) => ({
     ord,
     command_id: ack.commandId,
@@ -160,11 +163,11 @@ async function ackInOneStatement(store: Store, requests: readonly AckRequest[]):
  * with the events they enqueue. One statement per kind, whatever the number of acks.
  */
 async function ackInTransaction(
-  store: Store,
+  store: CloudStore,
   requests: readonly AckRequest[],
 ): Promise<AckOutcome[]> {
   return store.transaction(async (tx) => {
-    const locked = await tx.db
+    const locked = await tx.cloud
       .selectFrom('device_commands')
       .select(COMMAND_COLUMNS)
       .where(
@@ -229,7 +232,10 @@ async function ackInTransaction(
 }
 
 /** One round of {@link ackCommands}: acks of distinct commands. */
-async function ackDistinct(store: Store, requests: readonly AckRequest[]): Promise<AckOutcome[]> {
+async function ackDistinct(
+  store: CloudStore,
+  requests: readonly AckRequest[],
+): Promise<AckOutcome[]> {
   const seen = await ackInOneStatement(store, requests);
   const outcomes: (AckOutcome | undefined)[] = requests.map(({ ack }, i) => {
     const { before, after } = seen[i]!;
@@ -254,7 +260,7 @@ async function ackDistinct(store: Store, requests: readonly AckRequest[]): Promi
  * outcome: a repeat or a conflict). Rejects only when the database fails the whole group.
  */
 export async function ackCommands(
-  store: Store,
+  store: CloudStore,
   requests: readonly AckRequest[],
 ): Promise<AckOutcome[]> {
   const outcomes: AckOutcome[] = new Array<AckOutcome>(requests.length);

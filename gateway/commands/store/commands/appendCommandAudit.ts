@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { emitCommandEvents } from '../../../webhooks/store/webhooks/emitCommandEvents.js';
 import type { CommandActor, CommandAuditEvent, ControlAuditEvent } from './command.js';
 
@@ -25,14 +25,14 @@ export interface CommandAuditEntry {
  * of finished commands also enqueue their webhook events (webhooks/emitCommandEvents.ts).
  */
 export async function appendCommandAudit(
-  h: StoreHandle,
+  h: CloudHandle,
   actor: CommandActor,
   entries: readonly CommandAuditEntry[],
   now: Date,
 ): Promise<void> {
   if (entries.length === 0) return;
   try {
-    await h.db
+    await h.cloud
       .insertInto('command_audit_log')
       .values(
         entries.map((e) => ({

@@ -8,7 +8,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from './appendCommandAudit.js';
 import type { CommandActor } from './command.js';
 
@@ -28,7 +28,7 @@ const AUDIT_CHUNK = 500;
 
 /** Cancel the PENDING commands of `scope`; `reason` goes into the audit rows. */
 export async function cancelPendingCommands(
-  h: StoreHandle,
+  h: CloudHandle,
   scope: CancelScope,
   actor: CommandActor,
   reason: string,

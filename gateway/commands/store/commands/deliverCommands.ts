@@ -11,7 +11,7 @@
  */
 import { sql } from 'kysely';
 import { executeCached, translateDriverError } from '../../../../runtime/index.js';
-import type { Store } from '../../../../runtime/index.js';
+import type { CloudStore } from '../../../../runtime/index.js';
 import {
   byCreation,
   COMMAND_COLUMNS,
@@ -39,7 +39,7 @@ export interface DeliveryRequest {
  * returns each request's commands, oldest first. Requests must name distinct devices.
  */
 export async function deliverToDevices(
-  store: Store,
+  store: CloudStore,
   requests: readonly DeliveryRequest[],
   now: Date,
 ): Promise<CommandRecord[][]> {

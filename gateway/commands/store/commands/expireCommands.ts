@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { Store } from '../../../../runtime/index.js';
+import type { CloudStore } from '../../../../runtime/index.js';
 import { appendCommandAudit } from './appendCommandAudit.js';
 import { EXPIRED_ERROR, type CommandActor } from './command.js';
 
@@ -18,7 +18,7 @@ export interface ExpiredCommand {
 
 /** Expire what is due at `now`; returns the commands expired. */
 export async function expireCommands(
-  store: Store,
+  store: CloudStore,
   actor: CommandActor,
   now: Date,
   limit = 1000,

@@ -12,7 +12,7 @@ import {
   translateDriverError,
   COMMANDS_CHANNEL,
 } from '../../../../runtime/index.js';
-import type { Store, StoreHandle } from '../../../../runtime/index.js';
+import type { CloudStore, CloudHandle } from '../../../../runtime/index.js';
 import {
   COMMAND_COLUMNS,
   rowToCommand,
@@ -38,7 +38,7 @@ export interface NewCommand {
  * (`origin` names the one creating it), atomically. Undefined when the device does not exist.
  */
 export async function insertCommand(
-  store: Store,
+  store: CloudStore,
   command: NewCommand,
   actor: CommandActor,
   origin: string,
@@ -67,7 +67,7 @@ export interface CommandCreation {
  * are not ordered against each other: give a device one command per group.
  */
 export async function insertCommands(
-  h: StoreHandle,
+  h: CloudHandle,
   creations: readonly CommandCreation[],
   origin: string,
   now: Date,
@@ -194,7 +194,7 @@ export async function insertCommands(
  * ({@link CommandCreation}). Undefined when the device does not exist.
  */
 export async function insertCommandWith(
-  h: StoreHandle,
+  h: CloudHandle,
   command: NewCommand,
   actor: CommandActor,
   origin: string,

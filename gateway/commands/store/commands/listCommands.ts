@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { COMMAND_COLUMNS, rowToCommand, type CommandRecord } from './command.js';
 
 /** Which commands to list. */
@@ -11,11 +11,11 @@ export interface CommandFilter {
 
 /** A device's commands, newest first (no changes: the operator's view). */
 export async function listCommands(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: CommandFilter,
 ): Promise<CommandRecord[]> {
   try {
-    let query = h.db
+    let query = h.cloud
       .selectFrom('device_commands')
       .select(COMMAND_COLUMNS)
       .where('device_id', '=', filter.deviceId);

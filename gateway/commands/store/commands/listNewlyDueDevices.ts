@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /**
  * Devices with a PENDING, unexpired command whose retry became due in `(since, now]` — the
  * ones to wake so the gateway holding their socket pushes the retry. At most `limit`.
  */
 export async function listNewlyDueDevices(
-  h: StoreHandle,
+  h: CloudHandle,
   since: Date,
   now: Date,
   limit = 1000,

@@ -15,7 +15,7 @@
  */
 import { sql } from 'kysely';
 import { executeCached, translateDriverError } from '../../../../runtime/index.js';
-import type { Store, StoreHandle } from '../../../../runtime/index.js';
+import type { CloudStore, CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from './appendCommandAudit.js';
 import {
   byCreation,
@@ -37,7 +37,7 @@ export interface RedeliveryRequest {
 }
 
 /** The input rows and the statement's common part: pick, then deliver again or fail. */
-function redeliver(h: StoreHandle, requests: readonly RedeliveryRequest[], now: Date) {
+function redeliver(h: CloudHandle, requests: readonly RedeliveryRequest[], now: Date) {
   const at = h.codec.time(now);
   const rows = requests.map((r) => ({ device_id: r.deviceId, lim: r.limit, exclude: r.exclude }));
   const parameters: unknown[] = [JSON.stringify(rows), at, at, MAX_RETRIES_ERROR];
@@ -73,7 +73,7 @@ const returned = sql.join(COMMAND_COLUMNS.map((c) => sql.ref(`d.${c}`)));
 
 /** The one statement of the common case; undefined when it left everything for a transaction. */
 async function redeliverInOneStatement(
-  store: Store,
+  store: CloudStore,
   requests: readonly RedeliveryRequest[],
   actor: CommandActor,
   now: Date,
@@ -127,7 +127,7 @@ async function redeliverInOneStatement(
 
 /** The group in a transaction, its events enqueued with the audit rows. */
 function redeliverInTransaction(
-  store: Store,
+  store: CloudStore,
   requests: readonly RedeliveryRequest[],
   actor: CommandActor,
   now: Date,
@@ -170,7 +170,7 @@ function redeliverInTransaction(
  * up).
  */
 export async function redeliverToDevices(
-  store: Store,
+  store: CloudStore,
   requests: readonly RedeliveryRequest[],
   actor: CommandActor,
   now: Date,

@@ -8,7 +8,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { Store } from '../../../../runtime/index.js';
+import type { CloudStore } from '../../../../runtime/index.js';
 import { appendCommandAudit } from './appendCommandAudit.js';
 import { MAX_RETRIES_ERROR, type CommandActor } from './command.js';
 
@@ -29,7 +29,7 @@ export interface RetriedCommand {
 
 /** Apply the ack timeout at `now`; returns the commands changed. */
 export async function retryUnackedCommands(
-  store: Store,
+  store: CloudStore,
   options: { deliveredBefore: Date; backoff: RetryBackoff; actor: CommandActor; limit?: number },
   now: Date,
 ): Promise<RetriedCommand[]> {

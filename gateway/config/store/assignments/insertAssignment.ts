@@ -1,4 +1,4 @@
-import type { AssignmentType, StoreHandle } from '../../../../runtime/index.js';
+import type { AssignmentType, CloudHandle } from '../../../../runtime/index.js';
 import { translateDriverError } from '../../../../runtime/index.js';
 import { rowToAssignment, type AssignmentRecord } from './assignment.js';
 
@@ -17,12 +17,12 @@ export interface NewAssignment {
  * violates the foreign key (a StoreError: check the device first).
  */
 export async function insertAssignment(
-  h: StoreHandle,
+  h: CloudHandle,
   assignment: NewAssignment,
   now: Date,
 ): Promise<AssignmentRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('device_assignments')
       .values({
         assignment_id: assignment.assignmentId,

@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToAssignment, type AssignmentRecord } from './assignment.js';
 
 /** A device's assignments, by type and target. */
 export async function listAssignments(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
 ): Promise<AssignmentRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('device_assignments')
       .selectAll()
       .where('device_id', '=', deviceId)

@@ -1,15 +1,15 @@
 import { DEVICE_CONFIG_NAME, translateDriverError } from '../../../../runtime/index.js';
-import type { ConfigScope, StoreHandle } from '../../../../runtime/index.js';
+import type { ConfigScope, CloudHandle } from '../../../../runtime/index.js';
 import { CONFIG_LAYER_COLUMNS, rowToConfigLayer, type ConfigLayerRecord } from './configLayer.js';
 
 /** One layer: its current version, or `version` when given; undefined when there is none. */
 export async function getConfigLayer(
-  h: StoreHandle,
+  h: CloudHandle,
   scope: ConfigScope,
   scopeKey: string,
   version?: number,
 ): Promise<ConfigLayerRecord | undefined> {
-  let query = h.db
+  let query = h.cloud
     .selectFrom('device_configs')
     .select(CONFIG_LAYER_COLUMNS)
     .where('config_name', '=', DEVICE_CONFIG_NAME)

@@ -3,7 +3,7 @@ import {
   CONFIG_SCOPES,
   translateDriverError,
 } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { CONFIG_LAYER_COLUMNS, rowToConfigLayer, type ConfigLayerRecord } from './configLayer.js';
 
 /**
@@ -12,11 +12,11 @@ import { CONFIG_LAYER_COLUMNS, rowToConfigLayer, type ConfigLayerRecord } from '
  * One query.
  */
 export async function getDeviceConfigLayers(
-  h: StoreHandle,
+  h: CloudHandle,
   device: { deviceId: string; deviceType: string | null },
 ): Promise<ConfigLayerRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('device_configs')
       .select(CONFIG_LAYER_COLUMNS)
       .where('config_name', '=', DEVICE_CONFIG_NAME)

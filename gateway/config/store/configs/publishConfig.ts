@@ -1,5 +1,5 @@
 import { DEVICE_CONFIG_NAME, translateDriverError } from '../../../../runtime/index.js';
-import type { ConfigScope, StoreHandle } from '../../../../runtime/index.js';
+import type { ConfigScope, CloudHandle } from '../../../../runtime/index.js';
 import { CONFIG_LAYER_COLUMNS, rowToConfigLayer, type ConfigLayerRecord } from './configLayer.js';
 
 /** A layer to publish. */
@@ -25,13 +25,13 @@ export type LayerStamp = (layer: { scope: ConfigScope; scopeKey: string; version
  * transaction rolls back whole.
  */
 export async function publishConfig(
-  h: StoreHandle,
+  h: CloudHandle,
   layer: NewConfigLayer,
   stamp: LayerStamp,
   now: Date,
 ): Promise<ConfigLayerRecord> {
   try {
-    const latest = await h.db
+    const latest = await h.cloud
       .selectFrom('device_configs')
       .select((eb) => eb.fn.max('version').as('version'))
       .where('config_name', '=', DEVICE_CONFIG_NAME)
@@ -42,7 +42,7 @@ export async function publishConfig(
       (latest?.version === null || latest?.version === undefined
         ? 0
         : h.codec.parseInt(latest.version)) + 1;
-    await h.db
+    await h.cloud
       .updateTable('device_configs')
       .set({ is_current: h.codec.bool(false) })
       .where('config_name', '=', DEVICE_CONFIG_NAME)
@@ -51,7 +51,7 @@ export async function publishConfig(
       .where('is_current', '=', h.codec.bool(true))
       .execute();
     const stamped = stamp({ scope: layer.scope, scopeKey: layer.scopeKey, version });
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('device_configs')
       .values({
         config_id: layer.configId,

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { getPolicy } from './getPolicy.js';
 import { rowToPolicy, type PolicyRecord } from './policy.js';
 
@@ -17,7 +17,7 @@ export interface PolicyRevision {
  * such policy; a concurrent revision that took the same version number is a ConflictError.
  */
 export async function addPolicyVersion(
-  h: StoreHandle,
+  h: CloudHandle,
   name: string,
   revision: PolicyRevision,
   now: Date,
@@ -25,7 +25,7 @@ export async function addPolicyVersion(
   const latest = await getPolicy(h, name);
   if (!latest) return undefined;
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('policies')
       .values({
         policy_id: revision.policyId,

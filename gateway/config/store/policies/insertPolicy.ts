@@ -1,4 +1,4 @@
-import type { PolicyType, StoreHandle } from '../../../../runtime/index.js';
+import type { PolicyType, CloudHandle } from '../../../../runtime/index.js';
 import { translateDriverError } from '../../../../runtime/index.js';
 import { rowToPolicy, type PolicyRecord } from './policy.js';
 
@@ -15,12 +15,12 @@ export interface NewPolicy {
 
 /** Create version 1 of a policy; a name already in use is a ConflictError. */
 export async function insertPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policy: NewPolicy,
   now: Date,
 ): Promise<PolicyRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('policies')
       .values({
         policy_id: policy.policyId,

@@ -1,4 +1,4 @@
-import type { PolicyType, StoreHandle } from '../../../../runtime/index.js';
+import type { PolicyType, CloudHandle } from '../../../../runtime/index.js';
 import { translateDriverError } from '../../../../runtime/index.js';
 import { isLatestVersion } from './latestVersion.js';
 import { rowToPolicy, type PolicyRecord } from './policy.js';
@@ -11,10 +11,10 @@ export interface PolicyFilter {
 
 /** The newest version of every policy matching `filter`, by name. */
 export async function listPolicies(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: PolicyFilter = {},
 ): Promise<PolicyRecord[]> {
-  let query = h.db.selectFrom('policies').selectAll().where(isLatestVersion);
+  let query = h.cloud.selectFrom('policies').selectAll().where(isLatestVersion);
   if (filter.policyType) query = query.where('policy_type', '=', filter.policyType);
   if (filter.enabled !== undefined)
     query = query.where('enabled', '=', h.codec.bool(filter.enabled));

@@ -1,11 +1,11 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToPolicy, type PolicyRecord } from './policy.js';
 
 /** Every version of policy `name`, newest first (empty when there is no such policy). */
-export async function listPolicyVersions(h: StoreHandle, name: string): Promise<PolicyRecord[]> {
+export async function listPolicyVersions(h: CloudHandle, name: string): Promise<PolicyRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('policies')
       .selectAll()
       .where('name', '=', name)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { isLatestVersion } from './latestVersion.js';
 import { rowToPolicy, type PolicyRecord } from './policy.js';
 
@@ -19,11 +19,11 @@ export interface FraudPolicySelection {
  * is a deliberate restriction, never widened to the fleet default. One query.
  */
 export async function selectFraudPolicies(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string | undefined,
 ): Promise<FraudPolicySelection> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('policies')
       .selectAll()
       .select((eb) =>

@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** A device's stored status and actor snapshot (raw JSON, or null). */
 export interface LockedDeviceStatus {
@@ -14,11 +14,11 @@ export interface LockedDeviceStatus {
 
 /** Lock `deviceId`'s row and read its status; undefined when there is no such device. */
 export async function lockDeviceStatus(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
 ): Promise<LockedDeviceStatus | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('edge_devices')
       .select(['status', sql<unknown>`metadata -> 'actor'`.as('actor')])
       .where('device_id', '=', deviceId)

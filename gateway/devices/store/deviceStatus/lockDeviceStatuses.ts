@@ -10,7 +10,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import type { LockedDeviceStatus } from './lockDeviceStatus.js';
 
 /** A device's stored status, actor snapshot (raw JSON, or null) and last sign of life. */
@@ -23,7 +23,7 @@ export interface LockedDevicePresence extends LockedDeviceStatus {
  * absent from the result.
  */
 export async function lockDeviceStatuses(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceIds: readonly string[],
 ): Promise<Map<string, LockedDevicePresence>> {
   const locked = new Map<string, LockedDevicePresence>();

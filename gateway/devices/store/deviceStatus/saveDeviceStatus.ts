@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** A device status change to write. */
 export interface DeviceStatusChange {
@@ -13,12 +13,12 @@ export interface DeviceStatusChange {
 
 /** Write a device's status and actor snapshot in one statement. */
 export async function saveDeviceStatus(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
   change: DeviceStatusChange,
 ): Promise<void> {
   try {
-    await h.db
+    await h.cloud
       .updateTable('edge_devices')
       .set({
         status: change.status,

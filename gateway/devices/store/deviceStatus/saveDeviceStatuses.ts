@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** One device's change; at least one of the optional parts is given. */
 export interface DeviceStatusRow {
@@ -19,7 +19,7 @@ export interface DeviceStatusRow {
 
 /** Apply `rows` to `edge_devices` (one statement; nothing when `rows` is empty). */
 export async function saveDeviceStatuses(
-  h: StoreHandle,
+  h: CloudHandle,
   rows: readonly DeviceStatusRow[],
 ): Promise<void> {
   if (rows.length === 0) return;

@@ -1,15 +1,15 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** Which of `deviceIds` are not registered (in the order given). */
 export async function findMissingDevices(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceIds: readonly string[],
 ): Promise<string[]> {
   const present = new Set<string>();
   try {
     for (let i = 0; i < deviceIds.length; i += 1000) {
-      const rows = await h.db
+      const rows = await h.cloud
         .selectFrom('edge_devices')
         .select('device_id')
         .where('device_id', 'in', deviceIds.slice(i, i + 1000))

@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { DEVICE_COLUMNS, rowToDevice, type DeviceRecord } from './device.js';
 
 /** The device `deviceId`, or undefined. */
 export async function getDevice(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
 ): Promise<DeviceRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('edge_devices')
       .select(DEVICE_COLUMNS)
       .where('device_id', '=', deviceId)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** What authentication reads of a device: its sealed secrets. */
 export interface SealedDeviceCredentials {
@@ -14,13 +14,13 @@ export interface SealedDeviceCredentials {
  * that starts cold reads the devices connecting at the same moment together).
  */
 export async function getDevicesCredentials(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceIds: readonly string[],
 ): Promise<Map<string, SealedDeviceCredentials>> {
   const found = new Map<string, SealedDeviceCredentials>();
   if (deviceIds.length === 0) return found;
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('edge_devices')
       .select([
         'device_id',

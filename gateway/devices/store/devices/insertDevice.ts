@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { DEVICE_COLUMNS, rowToDevice, type DeviceRecord } from './device.js';
 
 /** A device to register; credentials arrive already protected. */
@@ -19,12 +19,12 @@ export interface NewDevice {
 
 /** Register a device (status OFFLINE). A taken device id or api_key is a ConflictError. */
 export async function insertDevice(
-  h: StoreHandle,
+  h: CloudHandle,
   device: NewDevice,
   now: Date,
 ): Promise<DeviceRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('edge_devices')
       .values({
         device_id: device.deviceId,

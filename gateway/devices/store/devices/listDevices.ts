@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { DEVICE_COLUMNS, rowToDevice, type DeviceRecord } from './device.js';
 
 /** Filters and paging of {@link listDevices}. */
@@ -15,11 +15,11 @@ export interface DeviceFilter {
 
 /** Devices matching `filter`, by device id. */
 export async function listDevices(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: DeviceFilter = {},
 ): Promise<DeviceRecord[]> {
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 500);
-  let query = h.db.selectFrom('edge_devices').select(DEVICE_COLUMNS);
+  let query = h.cloud.selectFrom('edge_devices').select(DEVICE_COLUMNS);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.deviceType) query = query.where('device_type', '=', filter.deviceType);
   if (filter.location) query = query.where('location', '=', filter.location);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** A device's metrics report as stored (under `metadata.metrics`). */
 export interface DeviceMetricsReport {
@@ -21,13 +21,13 @@ export interface DeviceMetricsReport {
  * False when there is no such device. Cloud dialects only (jsonb), like the table.
  */
 export async function recordDeviceMetrics(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
   report: DeviceMetricsReport,
   now: Date,
 ): Promise<boolean> {
   try {
-    const r = await h.db
+    const r = await h.cloud
       .updateTable('edge_devices')
       .set({
         metadata: sql<string>`jsonb_set(metadata, '{metrics}', CAST(${h.codec.json(report)} AS jsonb))`,

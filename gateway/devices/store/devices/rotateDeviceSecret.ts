@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** A secret rotation: the new sealed secret replaces `expected`, which stays valid until `previousExpiresAt`. */
 export interface SecretRotation {
@@ -12,11 +12,11 @@ export interface SecretRotation {
 
 /** The device's current sealed secret, or undefined when there is no such device. */
 export async function getDeviceSecret(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
 ): Promise<{ secretCiphertext: string | null } | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('edge_devices')
       .select('secret_ciphertext')
       .where('device_id', '=', deviceId)
@@ -33,12 +33,12 @@ export async function getDeviceSecret(
  * of two concurrent rotations exactly one wins; false for the loser (or no such device).
  */
 export async function rotateDeviceSecret(
-  h: StoreHandle,
+  h: CloudHandle,
   rotation: SecretRotation,
   now: Date,
 ): Promise<boolean> {
   try {
-    const r = await h.db
+    const r = await h.cloud
       .updateTable('edge_devices')
       .set({
         secret_ciphertext: rotation.next,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { DEVICE_COLUMNS, rowToDevice, type DeviceRecord } from './device.js';
 
 /** Registry fields an operator may change; absent fields stay as they are. */
@@ -21,13 +21,13 @@ export interface DeviceChanges {
  * only (jsonb), like the table.
  */
 export async function updateDevice(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
   changes: DeviceChanges,
   now: Date,
 ): Promise<DeviceRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('edge_devices')
       .set({
         ...(changes.deviceName !== undefined ? { device_name: changes.deviceName } : {}),

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /**
  * Use a registration key once: counts the use if the key is known, not revoked, not expired
@@ -9,13 +9,13 @@ import type { StoreHandle } from '../../../../runtime/index.js';
  * gives the use back. Undefined when the key cannot be used.
  */
 export async function consumeRegistrationKey(
-  h: StoreHandle,
+  h: CloudHandle,
   keyHash: string,
   now: Date,
 ): Promise<{ keyId: string; deviceType: string | null } | undefined> {
   const at = h.codec.time(now);
   try {
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('registration_keys')
       .set({ use_count: sql<number>`use_count + 1`, last_used_at: at })
       .where('key_hash', '=', keyHash)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   REGISTRATION_KEY_COLUMNS,
   rowToRegistrationKey,
@@ -21,12 +21,12 @@ export interface NewRegistrationKey {
 
 /** Store a new registration key. */
 export async function insertRegistrationKey(
-  h: StoreHandle,
+  h: CloudHandle,
   key: NewRegistrationKey,
   now: Date,
 ): Promise<RegistrationKeyRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('registration_keys')
       .values({
         key_id: key.keyId,

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   REGISTRATION_KEY_COLUMNS,
   rowToRegistrationKey,
@@ -7,9 +7,9 @@ import {
 } from './registrationKey.js';
 
 /** Every registration key, newest first (revoked and expired ones included). */
-export async function listRegistrationKeys(h: StoreHandle): Promise<RegistrationKeyRecord[]> {
+export async function listRegistrationKeys(h: CloudHandle): Promise<RegistrationKeyRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('registration_keys')
       .select(REGISTRATION_KEY_COLUMNS)
       .orderBy('created_at', 'desc')

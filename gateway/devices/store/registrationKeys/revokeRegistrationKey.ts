@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** Revoke a registration key (devices that registered with it keep working); false when unknown. */
 export async function revokeRegistrationKey(
-  h: StoreHandle,
+  h: CloudHandle,
   keyId: string,
   now: Date,
 ): Promise<boolean> {
   try {
-    const r = await h.db
+    const r = await h.cloud
       .updateTable('registration_keys')
       .set({ revoked_at: h.codec.time(now) })
       .where('key_id', '=', keyId)
@@ -16,7 +16,7 @@ export async function revokeRegistrationKey(
       .executeTakeFirst();
     if (r.numUpdatedRows > 0n) return true;
     // already revoked is still "known"
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('registration_keys')
       .select('key_id')
       .where('key_id', '=', keyId)

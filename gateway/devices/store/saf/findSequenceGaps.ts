@@ -4,7 +4,7 @@
  * or lost. Reported back to the device after each upload (and useful to operators).
  */
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** An inclusive range of missing sequence numbers. */
 export interface SequenceGap {
@@ -19,14 +19,14 @@ const MAX_GAPS = 100;
 
 /** The missing sequence numbers of `deviceId` in `[from, to]`, as ranges, lowest first. */
 export async function findSequenceGaps(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceId: string,
   from: number,
   to: number,
 ): Promise<SequenceGap[]> {
   if (to < from) return [];
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('saf_transactions')
       .select('device_sequence')
       .where('device_id', '=', deviceId)

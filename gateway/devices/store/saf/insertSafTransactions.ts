@@ -17,7 +17,7 @@
  */
 import { sql } from 'kysely';
 import { canonicalJson, executeCached, translateDriverError } from '../../../../runtime/index.js';
-import type { Store } from '../../../../runtime/index.js';
+import type { CloudStore } from '../../../../runtime/index.js';
 import { findSequenceGaps, type SequenceGap } from './findSequenceGaps.js';
 import { emitWebhookEvent } from '../../../webhooks/store/webhooks/emitWebhookEvents.js';
 
@@ -56,14 +56,14 @@ export interface SafBatchResult {
 
 /** Store `records` of `deviceId` (see the module comment). */
 export async function insertSafTransactions(
-  store: Store,
+  store: CloudStore,
   deviceId: string,
   records: readonly NewSafTransaction[],
   now: Date,
 ): Promise<SafBatchResult> {
   try {
     return await store.transaction(async (tx) => {
-      const device = await tx.db
+      const device = await tx.cloud
         .selectFrom('edge_devices')
         .select('last_sequence_number')
         .where('device_id', '=', deviceId)
@@ -120,7 +120,7 @@ export async function insertSafTransactions(
 
       const leftovers = records.filter((r) => !outcomes.has(r.workflowId));
       if (leftovers.length > 0) {
-        const existing = await tx.db
+        const existing = await tx.cloud
           .selectFrom('saf_transactions')
           .select(['idempotency_key', 'device_id', 'record'])
           .where(
@@ -156,7 +156,7 @@ export async function insertSafTransactions(
       if (synced.length === 0) return { outcomes, gaps: [] };
       const sequences = synced.map((r) => r.deviceSequence);
       const highest = Math.max(...sequences);
-      await tx.db
+      await tx.cloud
         .updateTable('edge_devices')
         .set({
           last_sync: tx.codec.time(now),

@@ -1,11 +1,11 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { BATCH_COLUMNS, rowToBatch, type BatchRecord } from './batch.js';
 
 /** The batch `batchId`, or undefined. */
-export async function getBatch(h: StoreHandle, batchId: string): Promise<BatchRecord | undefined> {
+export async function getBatch(h: CloudHandle, batchId: string): Promise<BatchRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('command_batches')
       .select(BATCH_COLUMNS)
       .where('batch_id', '=', batchId)

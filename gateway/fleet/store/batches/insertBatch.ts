@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { BATCH_COLUMNS, rowToBatch, type BatchExecutionMode, type BatchRecord } from './batch.js';
@@ -19,14 +19,14 @@ export interface NewBatch {
  * two statements belong together).
  */
 export async function insertBatch(
-  h: StoreHandle,
+  h: CloudHandle,
   batch: NewBatch,
   actor: CommandActor,
   now: Date,
 ): Promise<BatchRecord> {
   try {
     const at = h.codec.time(now);
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('command_batches')
       .values({
         batch_id: batch.batchId,

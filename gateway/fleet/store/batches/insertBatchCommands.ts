@@ -7,7 +7,7 @@
  * snapshot. Cloud tier only.
  */
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 
@@ -35,7 +35,7 @@ const CHUNK = 400;
 
 /** Insert `commands` of batch `batchId`, created by `createdBy`, audited as `actor`. */
 export async function insertBatchCommands(
-  h: StoreHandle,
+  h: CloudHandle,
   batchId: string,
   commands: readonly NewBatchCommand[],
   options: { createdBy: string | null; actor: CommandActor },
@@ -50,7 +50,7 @@ export async function insertBatchCommands(
       const ids = [...new Set(chunk.map((c) => c.deviceId))];
       const present = new Set(
         (
-          await h.db
+          await h.cloud
             .selectFrom('edge_devices')
             .select('device_id')
             .where('device_id', 'in', ids)
@@ -61,7 +61,7 @@ export async function insertBatchCommands(
       const rows = chunk.filter((c) => present.has(c.deviceId));
       missing.push(...chunk.filter((c) => !present.has(c.deviceId)));
       if (rows.length === 0) continue;
-      const created = await h.db
+      const created = await h.cloud
         .insertInto('device_commands')
         .values(
           rows.map((c) => ({

@@ -1,13 +1,13 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** The status of every command batch `batchId` has created, by command id. */
 export async function listBatchCommandStatuses(
-  h: StoreHandle,
+  h: CloudHandle,
   batchId: string,
 ): Promise<Map<string, string>> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('device_commands')
       .select(['command_id', 'status'])
       .where('batch_id', '=', batchId)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { BATCH_COLUMNS, rowToBatch, type BatchRecord } from './batch.js';
 
 /** Filters and paging of {@link listBatches}. */
@@ -13,11 +13,11 @@ export interface BatchFilter {
 
 /** Batches, newest first. */
 export async function listBatches(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: BatchFilter = {},
 ): Promise<BatchRecord[]> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
-  let query = h.db.selectFrom('command_batches').select(BATCH_COLUMNS);
+  let query = h.cloud.selectFrom('command_batches').select(BATCH_COLUMNS);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.before) {
     const at = h.codec.time(filter.before.createdAt);
@@ -42,9 +42,9 @@ export async function listBatches(
 }
 
 /** Ids of batches not yet finished (PENDING or IN_PROGRESS), oldest first, at most `limit`. */
-export async function listActiveBatchIds(h: StoreHandle, limit = 500): Promise<string[]> {
+export async function listActiveBatchIds(h: CloudHandle, limit = 500): Promise<string[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('command_batches')
       .select('batch_id')
       .where('status', 'in', ['PENDING', 'IN_PROGRESS'])

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { BATCH_COLUMNS, rowToBatch, type BatchRecord } from './batch.js';
 
 /**
@@ -8,12 +8,12 @@ import { BATCH_COLUMNS, rowToBatch, type BatchRecord } from './batch.js';
  * another transaction holds is not waited for: undefined, as for a missing batch.
  */
 export async function lockBatch(
-  h: StoreHandle,
+  h: CloudHandle,
   batchId: string,
   options: { skipLocked?: boolean } = {},
 ): Promise<BatchRecord | undefined> {
   try {
-    let query = h.db
+    let query = h.cloud
       .selectFrom('command_batches')
       .select(BATCH_COLUMNS)
       .where('batch_id', '=', batchId)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** A batch's new projection of its actor. */
 export interface BatchChanges {
@@ -13,13 +13,13 @@ export interface BatchChanges {
 
 /** Write a batch's status, counts and snapshot (the row is locked by the caller). */
 export async function saveBatch(
-  h: StoreHandle,
+  h: CloudHandle,
   batchId: string,
   changes: BatchChanges,
   now: Date,
 ): Promise<void> {
   try {
-    await h.db
+    await h.cloud
       .updateTable('command_batches')
       .set({
         status: changes.status,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** How many commands of one phase are in one status. */
 export interface BroadcastCommandCount {
@@ -11,7 +11,7 @@ export interface BroadcastCommandCount {
 
 /** Commands of broadcast `broadcastId` counted by phase and status. */
 export async function countBroadcastCommands(
-  h: StoreHandle,
+  h: CloudHandle,
   broadcastId: string,
 ): Promise<BroadcastCommandCount[]> {
   try {

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { deviceFilterCondition, type DeviceTargetFilter } from './deviceFilter.js';
 
 /** How many registered devices match `filter` now. */
 export async function countTargetDevices(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: DeviceTargetFilter,
 ): Promise<number> {
   try {

@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { BROADCAST_COLUMNS, rowToBroadcast, type BroadcastRecord } from './broadcast.js';
 
 /** The broadcast `broadcastId`, or undefined. */
 export async function getBroadcast(
-  h: StoreHandle,
+  h: CloudHandle,
   broadcastId: string,
 ): Promise<BroadcastRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('command_broadcasts')
       .select(BROADCAST_COLUMNS)
       .where('broadcast_id', '=', broadcastId)

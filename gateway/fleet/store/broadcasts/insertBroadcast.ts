@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { BROADCAST_COLUMNS, rowToBroadcast, type BroadcastRecord } from './broadcast.js';
@@ -23,14 +23,14 @@ export interface NewBroadcast {
  * transaction (the two statements belong together).
  */
 export async function insertBroadcast(
-  h: StoreHandle,
+  h: CloudHandle,
   broadcast: NewBroadcast,
   actor: CommandActor,
   now: Date,
 ): Promise<BroadcastRecord> {
   try {
     const at = h.codec.time(now);
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('command_broadcasts')
       .values({
         broadcast_id: broadcast.broadcastId,

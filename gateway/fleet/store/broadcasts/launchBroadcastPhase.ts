@@ -9,7 +9,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { deviceFilterCondition, type DeviceTargetFilter } from './deviceFilter.js';
 
@@ -32,7 +32,7 @@ export interface BroadcastPhaseLaunch {
 
 /** Create the phase's commands; returns the devices that got one. */
 export async function launchBroadcastPhase(
-  h: StoreHandle,
+  h: CloudHandle,
   launch: BroadcastPhaseLaunch,
   actor: CommandActor,
   now: Date,

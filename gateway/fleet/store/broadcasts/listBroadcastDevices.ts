@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** One device's outcome in a broadcast. */
 export interface BroadcastDeviceOutcome {
@@ -24,17 +24,17 @@ export interface BroadcastDeviceFilter {
   after?: string;
 }
 
-const time = (h: StoreHandle, raw: unknown) =>
+const time = (h: CloudHandle, raw: unknown) =>
   raw === null || raw === undefined ? null : h.codec.parseTime(raw);
 
 /** The devices broadcast `broadcastId` has sent its command to, by device id. */
 export async function listBroadcastDevices(
-  h: StoreHandle,
+  h: CloudHandle,
   broadcastId: string,
   filter: BroadcastDeviceFilter = {},
 ): Promise<BroadcastDeviceOutcome[]> {
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
-  let query = h.db
+  let query = h.cloud
     .selectFrom('device_commands')
     .select([
       'device_id',

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { BROADCAST_COLUMNS, rowToBroadcast, type BroadcastRecord } from './broadcast.js';
 
 /** Filters and paging of {@link listBroadcasts}. */
@@ -13,11 +13,11 @@ export interface BroadcastFilter {
 
 /** Broadcasts, newest first, with their snapshots. */
 export async function listBroadcasts(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: BroadcastFilter = {},
 ): Promise<BroadcastRecord[]> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
-  let query = h.db.selectFrom('command_broadcasts').select(BROADCAST_COLUMNS);
+  let query = h.cloud.selectFrom('command_broadcasts').select(BROADCAST_COLUMNS);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.before) {
     const at = h.codec.time(filter.before.createdAt);
@@ -46,9 +46,9 @@ export async function listBroadcasts(
  * first, at most `limit`: the phase driver moves the first three and keeps the counts of
  * HALTED ones current while they wait for an operator.
  */
-export async function listActiveBroadcastIds(h: StoreHandle, limit = 500): Promise<string[]> {
+export async function listActiveBroadcastIds(h: CloudHandle, limit = 500): Promise<string[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('command_broadcasts')
       .select('broadcast_id')
       .where('status', 'in', ['PENDING', 'IN_PROGRESS', 'WAITING_NEXT_PHASE', 'HALTED'])

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { BROADCAST_COLUMNS, rowToBroadcast, type BroadcastRecord } from './broadcast.js';
 
 /**
@@ -8,12 +8,12 @@ import { BROADCAST_COLUMNS, rowToBroadcast, type BroadcastRecord } from './broad
  * not waited for: undefined, as for a missing broadcast.
  */
 export async function lockBroadcast(
-  h: StoreHandle,
+  h: CloudHandle,
   broadcastId: string,
   options: { skipLocked?: boolean } = {},
 ): Promise<BroadcastRecord | undefined> {
   try {
-    let query = h.db
+    let query = h.cloud
       .selectFrom('command_broadcasts')
       .select(BROADCAST_COLUMNS)
       .where('broadcast_id', '=', broadcastId)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** A broadcast's new projection of its actor and its commands. */
 export interface BroadcastChanges {
@@ -15,13 +15,13 @@ export interface BroadcastChanges {
 
 /** Write a broadcast's status, phase, counts and snapshot (the row is locked by the caller). */
 export async function saveBroadcast(
-  h: StoreHandle,
+  h: CloudHandle,
   broadcastId: string,
   changes: BroadcastChanges,
   now: Date,
 ): Promise<void> {
   try {
-    await h.db
+    await h.cloud
       .updateTable('command_broadcasts')
       .set({
         status: changes.status,

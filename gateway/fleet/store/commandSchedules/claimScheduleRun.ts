@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** Where a schedule goes after a run (or a deferral). */
 export interface ScheduleAdvance {
@@ -18,14 +18,14 @@ export interface ScheduleAdvance {
  * transaction that performs the run, so a run that fails to commit is not lost.
  */
 export async function claimScheduleRun(
-  h: StoreHandle,
+  h: CloudHandle,
   scheduleId: string,
   expected: Date,
   advance: ScheduleAdvance,
   now: Date,
 ): Promise<boolean> {
   try {
-    const result = await h.db
+    const result = await h.cloud
       .updateTable('command_schedules')
       .set({
         next_run_at: advance.nextRunAt ? h.codec.time(advance.nextRunAt) : null,

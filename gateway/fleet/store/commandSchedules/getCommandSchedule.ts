@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   COMMAND_SCHEDULE_COLUMNS,
   rowToCommandSchedule,
@@ -8,11 +8,11 @@ import {
 
 /** The schedule `scheduleId`, or undefined (DELETED ones too: their history stays readable). */
 export async function getCommandSchedule(
-  h: StoreHandle,
+  h: CloudHandle,
   scheduleId: string,
 ): Promise<CommandScheduleRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('command_schedules')
       .select(COMMAND_SCHEDULE_COLUMNS)
       .where('schedule_id', '=', scheduleId)

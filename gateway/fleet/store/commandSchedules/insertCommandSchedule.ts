@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import {
@@ -25,14 +25,14 @@ export interface NewCommandSchedule {
 
 /** Insert an ACTIVE schedule with its SCHEDULE_CREATED audit row; call inside a transaction. */
 export async function insertCommandSchedule(
-  h: StoreHandle,
+  h: CloudHandle,
   schedule: NewCommandSchedule,
   actor: CommandActor,
   now: Date,
 ): Promise<CommandScheduleRecord> {
   try {
     const at = h.codec.time(now);
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('command_schedules')
       .values({
         schedule_id: schedule.scheduleId,

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   COMMAND_SCHEDULE_COLUMNS,
   rowToCommandSchedule,
@@ -16,11 +16,11 @@ export interface CommandScheduleFilter {
 
 /** Schedules, newest first. */
 export async function listCommandSchedules(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: CommandScheduleFilter = {},
 ): Promise<CommandScheduleRecord[]> {
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 500);
-  let query = h.db.selectFrom('command_schedules').select(COMMAND_SCHEDULE_COLUMNS);
+  let query = h.cloud.selectFrom('command_schedules').select(COMMAND_SCHEDULE_COLUMNS);
   query =
     filter.status !== undefined
       ? query.where('status', '=', filter.status)
@@ -39,12 +39,12 @@ export async function listCommandSchedules(
 
 /** ACTIVE schedules whose next run is due at `now`, most overdue first. */
 export async function listDueCommandSchedules(
-  h: StoreHandle,
+  h: CloudHandle,
   now: Date,
   limit = 100,
 ): Promise<CommandScheduleRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('command_schedules')
       .select(COMMAND_SCHEDULE_COLUMNS)
       .where('status', '=', 'ACTIVE')

@@ -4,7 +4,7 @@
  * coalesced after downtime). Cloud tier only.
  */
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** schedule_executions.status values (mirrors SCHEDULE_EXECUTION_STATUSES). */
 export type ScheduleExecutionStatus = 'SUCCEEDED' | 'FAILED' | 'SKIPPED';
@@ -23,11 +23,11 @@ export interface ScheduleExecutionRecord {
 
 /** Record a run; call in the transaction that claimed it. */
 export async function insertScheduleExecution(
-  h: StoreHandle,
+  h: CloudHandle,
   execution: ScheduleExecutionRecord,
 ): Promise<void> {
   try {
-    await h.db
+    await h.cloud
       .insertInto('schedule_executions')
       .values({
         execution_id: execution.executionId,
@@ -45,17 +45,17 @@ export async function insertScheduleExecution(
   }
 }
 
-const time = (h: StoreHandle, raw: unknown) =>
+const time = (h: CloudHandle, raw: unknown) =>
   raw === null || raw === undefined ? null : h.codec.parseTime(raw);
 
 /** The latest runs of schedule `scheduleId`, newest first (at most `limit`, ≤ 500). */
 export async function listScheduleExecutions(
-  h: StoreHandle,
+  h: CloudHandle,
   scheduleId: string,
   limit = 100,
 ): Promise<ScheduleExecutionRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('schedule_executions')
       .selectAll()
       .where('schedule_id', '=', scheduleId)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import {
@@ -23,14 +23,14 @@ export interface CommandScheduleStatusChange {
  * undefined when it is not (or does not exist). Call inside a transaction.
  */
 export async function setCommandScheduleStatus(
-  h: StoreHandle,
+  h: CloudHandle,
   scheduleId: string,
   change: CommandScheduleStatusChange,
   actor: CommandActor,
   now: Date,
 ): Promise<CommandScheduleRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('command_schedules')
       .set({
         status: change.to,

@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { TEMPLATE_COLUMNS, rowToTemplate, type TemplateRecord } from './template.js';
 
 /** The template version `templateId`, or undefined. */
 export async function getTemplate(
-  h: StoreHandle,
+  h: CloudHandle,
   templateId: string,
 ): Promise<TemplateRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('command_templates')
       .select(TEMPLATE_COLUMNS)
       .where('template_id', '=', templateId)

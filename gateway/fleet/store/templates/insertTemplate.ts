@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import {
@@ -25,7 +25,7 @@ export interface NewTemplate {
  * loser's unique violation becomes a ConflictError. Call inside a transaction.
  */
 export async function insertTemplate(
-  h: StoreHandle,
+  h: CloudHandle,
   template: NewTemplate,
   actor: CommandActor,
   now: Date,

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { TEMPLATE_COLUMNS, rowToTemplate, type TemplateRecord } from './template.js';
 
 /** Filters of {@link listTemplates}. */
@@ -12,12 +12,12 @@ export interface TemplateFilter {
 
 /** Templates by name (see {@link TemplateFilter}). */
 export async function listTemplates(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: TemplateFilter = {},
 ): Promise<TemplateRecord[]> {
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 500);
   try {
-    let query = h.db
+    let query = h.cloud
       .selectFrom('command_templates as t')
       .select(TEMPLATE_COLUMNS.map((c) => `t.${c}` as const));
     query =

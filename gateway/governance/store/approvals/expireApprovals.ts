@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { Store } from '../../../../runtime/index.js';
+import type { CloudStore } from '../../../../runtime/index.js';
 import { emitWebhookEvents } from '../../../webhooks/store/webhooks/emitWebhookEvents.js';
 import { requestOperation, requestSubject } from './approval.js';
 
@@ -25,7 +25,7 @@ export interface ExpiredApproval {
 
 /** Expire what is due at `now`; returns the approvals expired. */
 export async function expireApprovals(
-  store: Store,
+  store: CloudStore,
   actor: CommandActor,
   now: Date,
   limit = 500,

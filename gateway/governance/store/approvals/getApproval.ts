@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToApproval, type ApprovalRecord } from './approval.js';
 
 /**
@@ -8,19 +8,19 @@ import { rowToApproval, type ApprovalRecord } from './approval.js';
  * taken one at a time across every gateway.
  */
 export async function getApproval(
-  h: StoreHandle,
+  h: CloudHandle,
   approvalId: string,
   lock = false,
 ): Promise<ApprovalRecord | undefined> {
   try {
-    let query = h.db
+    let query = h.cloud
       .selectFrom('command_approvals')
       .selectAll()
       .where('approval_id', '=', approvalId);
     if (lock) query = query.forUpdate();
     const row = await query.executeTakeFirst();
     if (!row) return undefined;
-    const responses = await h.db
+    const responses = await h.cloud
       .selectFrom('approval_responses')
       .selectAll()
       .where('approval_id', '=', approvalId)

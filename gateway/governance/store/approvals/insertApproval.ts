@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { requestSubject, rowToApproval, type ApprovalRecord } from './approval.js';
 
 /** An approval to request. */
@@ -19,13 +19,13 @@ export interface NewApproval {
 
 /** Hold a request for approval (PENDING) with an APPROVAL_REQUESTED audit row. */
 export async function insertApproval(
-  h: StoreHandle,
+  h: CloudHandle,
   approval: NewApproval,
   actor: CommandActor,
   now: Date,
 ): Promise<ApprovalRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('command_approvals')
       .values({
         approval_id: approval.approvalId,

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** One approver's decision. */
 export interface NewApprovalResponse {
@@ -16,12 +16,12 @@ export interface NewApprovalResponse {
  * row. Call inside a transaction.
  */
 export async function insertApprovalResponse(
-  h: StoreHandle,
+  h: CloudHandle,
   response: NewApprovalResponse,
   now: Date,
 ): Promise<void> {
   try {
-    await h.db
+    await h.cloud
       .insertInto('approval_responses')
       .values({
         response_id: response.responseId,

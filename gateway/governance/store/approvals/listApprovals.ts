@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToApproval, type ApprovalRecord } from './approval.js';
 
 /** Filters of {@link listApprovals}. */
@@ -15,12 +15,12 @@ export interface ApprovalFilter {
 
 /** Approvals, newest first, with their responses. */
 export async function listApprovals(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: ApprovalFilter = {},
 ): Promise<ApprovalRecord[]> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
   try {
-    let query = h.db.selectFrom('command_approvals').selectAll();
+    let query = h.cloud.selectFrom('command_approvals').selectAll();
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
     if (filter.requestedBy !== undefined)
       query = query.where('requested_by', '=', filter.requestedBy);
@@ -43,7 +43,7 @@ export async function listApprovals(
     const responses =
       ids.length === 0
         ? []
-        : await h.db
+        : await h.cloud
             .selectFrom('approval_responses')
             .selectAll()
             .where('approval_id', 'in', ids)

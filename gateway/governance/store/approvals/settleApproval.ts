@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** How an approval ends. */
 export interface ApprovalSettlement {
@@ -14,13 +14,13 @@ export interface ApprovalSettlement {
  * The caller holds its lock and writes the audit rows. Call inside a transaction.
  */
 export async function settleApproval(
-  h: StoreHandle,
+  h: CloudHandle,
   approvalId: string,
   settlement: ApprovalSettlement,
   now: Date,
 ): Promise<boolean> {
   try {
-    const result = await h.db
+    const result = await h.cloud
       .updateTable('command_approvals')
       .set({
         status: settlement.status,

@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /**
  * Delete policy `policyId` with an AUTHORIZATION_POLICY_DELETED audit row; false when there
@@ -9,13 +9,13 @@ import type { StoreHandle } from '../../../../runtime/index.js';
  * Call inside a transaction.
  */
 export async function deleteAuthorizationPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policyId: string,
   actor: CommandActor,
   now: Date,
 ): Promise<boolean> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .deleteFrom('authorization_policies')
       .where('policy_id', '=', policyId)
       .returning(['policy_id', 'name'])

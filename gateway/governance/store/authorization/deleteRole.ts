@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** What {@link deleteRole} did. */
 export type RoleDeletion = 'deleted' | 'not_found' | 'system' | 'in_use';
@@ -14,13 +14,13 @@ export type RoleDeletion = 'deleted' | 'not_found' | 'system' | 'in_use';
  * what. Call inside a transaction.
  */
 export async function deleteRole(
-  h: StoreHandle,
+  h: CloudHandle,
   roleName: string,
   actor: CommandActor,
   now: Date,
 ): Promise<RoleDeletion> {
   try {
-    const role = await h.db
+    const role = await h.cloud
       .selectFrom('authorization_roles')
       .select(['role_name', 'is_system'])
       .where('role_name', '=', roleName)
@@ -28,13 +28,13 @@ export async function deleteRole(
       .executeTakeFirst();
     if (!role) return 'not_found';
     if (h.codec.parseBool(role.is_system)) return 'system';
-    const assigned = await h.db
+    const assigned = await h.cloud
       .selectFrom('role_assignments')
       .select('assignment_id')
       .where('role_name', '=', roleName)
       .limit(1)
       .executeTakeFirst();
-    const named = await h.db
+    const named = await h.cloud
       .selectFrom('authorization_policies')
       .select('policy_id')
       .where((eb) =>
@@ -47,7 +47,7 @@ export async function deleteRole(
       .limit(1)
       .executeTakeFirst();
     if (assigned || named) return 'in_use';
-    await h.db.deleteFrom('authorization_roles').where('role_name', '=', roleName).execute();
+    await h.cloud.deleteFrom('authorization_roles').where('role_name', '=', roleName).execute();
     await appendCommandAudit(
       h,
       actor,

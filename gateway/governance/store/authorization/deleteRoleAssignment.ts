@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToRoleAssignment, type RoleAssignmentRecord } from './role.js';
 
 /**
@@ -9,13 +9,13 @@ import { rowToRoleAssignment, type RoleAssignmentRecord } from './role.js';
  * such assignment. Call inside a transaction.
  */
 export async function deleteRoleAssignment(
-  h: StoreHandle,
+  h: CloudHandle,
   assignmentId: string,
   actor: CommandActor,
   now: Date,
 ): Promise<RoleAssignmentRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .deleteFrom('role_assignments')
       .where('assignment_id', '=', assignmentId)
       .returningAll()

@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { SYSTEM_ROLES } from './role.js';
 
 /**
  * Make sure the system roles exist (idempotent; several gateways starting at once insert
  * them once). Existing rows are left as they are.
  */
-export async function ensureSystemRoles(h: StoreHandle): Promise<void> {
+export async function ensureSystemRoles(h: CloudHandle): Promise<void> {
   try {
-    await h.db
+    await h.cloud
       .insertInto('authorization_roles')
       .values(
         SYSTEM_ROLES.map((r) => ({

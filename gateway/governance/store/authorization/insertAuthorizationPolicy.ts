@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   AUTHORIZATION_POLICY_COLUMNS,
   authorizationPolicyColumns,
@@ -15,7 +15,7 @@ import {
  * existing name is a ConflictError. Call inside a transaction.
  */
 export async function insertAuthorizationPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policyId: string,
   fields: AuthorizationPolicyFields,
   actor: CommandActor,
@@ -23,7 +23,7 @@ export async function insertAuthorizationPolicy(
 ): Promise<AuthorizationPolicyRecord> {
   try {
     const at = h.codec.time(now);
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('authorization_policies')
       .values({
         policy_id: policyId,

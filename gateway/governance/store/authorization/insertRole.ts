@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToRole, type RoleRecord } from './role.js';
 
 /** A custom role to create. */
@@ -16,13 +16,13 @@ export interface NewRole {
  * Call inside a transaction.
  */
 export async function insertRole(
-  h: StoreHandle,
+  h: CloudHandle,
   role: NewRole,
   actor: CommandActor,
   now: Date,
 ): Promise<RoleRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('authorization_roles')
       .values({
         role_name: role.roleName,

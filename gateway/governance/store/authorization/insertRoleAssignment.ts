@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToRoleAssignment, type PrincipalType, type RoleAssignmentRecord } from './role.js';
 
 /** A role assignment to create. */
@@ -20,13 +20,13 @@ export interface NewRoleAssignment {
  * it first). Call inside a transaction.
  */
 export async function insertRoleAssignment(
-  h: StoreHandle,
+  h: CloudHandle,
   assignment: NewRoleAssignment,
   actor: CommandActor,
   now: Date,
 ): Promise<RoleAssignmentRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('role_assignments')
       .values({
         assignment_id: assignment.assignmentId,

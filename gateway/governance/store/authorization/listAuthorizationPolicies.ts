@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   AUTHORIZATION_POLICY_COLUMNS,
   rowToAuthorizationPolicy,
@@ -16,11 +16,11 @@ export interface AuthorizationPolicyFilter {
 
 /** Authorization policies by name (at most 1000). */
 export async function listAuthorizationPolicies(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: AuthorizationPolicyFilter = {},
 ): Promise<AuthorizationPolicyRecord[]> {
   try {
-    let query = h.db.selectFrom('authorization_policies').select(AUTHORIZATION_POLICY_COLUMNS);
+    let query = h.cloud.selectFrom('authorization_policies').select(AUTHORIZATION_POLICY_COLUMNS);
     if (filter.enabledOnly) query = query.where('enabled', '=', h.codec.bool(true));
     const types = filter.commandTypes;
     if (types !== undefined)
@@ -38,11 +38,11 @@ export async function listAuthorizationPolicies(
 
 /** One policy, or undefined. */
 export async function getAuthorizationPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policyId: string,
 ): Promise<AuthorizationPolicyRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('authorization_policies')
       .select(AUTHORIZATION_POLICY_COLUMNS)
       .where('policy_id', '=', policyId)

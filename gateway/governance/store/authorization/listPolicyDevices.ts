@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** The attributes of a device that authorization policies match on. */
 export interface PolicyDevice {
@@ -10,7 +10,7 @@ export interface PolicyDevice {
 
 /** The policy attributes of the devices among `deviceIds` that exist (in no order). */
 export async function listPolicyDevices(
-  h: StoreHandle,
+  h: CloudHandle,
   deviceIds: readonly string[],
 ): Promise<PolicyDevice[]> {
   if (deviceIds.length === 0) return [];
@@ -18,7 +18,7 @@ export async function listPolicyDevices(
     const found: PolicyDevice[] = [];
     // in slices, so a batch to many devices stays within the driver's parameter limit
     for (let i = 0; i < deviceIds.length; i += 5000) {
-      const rows = await h.db
+      const rows = await h.cloud
         .selectFrom('edge_devices')
         .select(['device_id', 'device_type', 'location'])
         .where('device_id', 'in', deviceIds.slice(i, i + 5000))

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToRoleAssignment, type PrincipalType, type RoleAssignmentRecord } from './role.js';
 
 /** Filters of {@link listRoleAssignments}. */
@@ -12,12 +12,12 @@ export interface RoleAssignmentFilter {
 
 /** Role assignments, newest first (default 100, at most 500). */
 export async function listRoleAssignments(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: RoleAssignmentFilter = {},
 ): Promise<RoleAssignmentRecord[]> {
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 500);
   try {
-    let query = h.db.selectFrom('role_assignments').selectAll();
+    let query = h.cloud.selectFrom('role_assignments').selectAll();
     if (filter.principalType !== undefined)
       query = query.where('principal_type', '=', filter.principalType);
     if (filter.principalId !== undefined)
@@ -39,13 +39,13 @@ export async function listRoleAssignments(
  * say): not expired. At most 200 — a principal holding more roles than that is a mistake.
  */
 export async function listPrincipalRoles(
-  h: StoreHandle,
+  h: CloudHandle,
   principals: readonly { type: PrincipalType; id: string }[],
   now: Date,
 ): Promise<RoleAssignmentRecord[]> {
   if (principals.length === 0) return [];
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('role_assignments')
       .selectAll()
       .where((eb) =>

@@ -13,7 +13,7 @@ import {
   type CommandVersionRow,
 } from '../commandVersions/commandVersion.js';
 import { executeCached, translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   AUTHORIZATION_POLICY_COLUMNS,
   rowToAuthorizationPolicy,
@@ -32,7 +32,7 @@ export interface CommandRules {
 
 /** The rules for `commandTypes` (see the module comment). */
 export async function readCommandRules(
-  h: StoreHandle,
+  h: CloudHandle,
   commandTypes: readonly string[],
 ): Promise<CommandRules> {
   const types = JSON.stringify(commandTypes);

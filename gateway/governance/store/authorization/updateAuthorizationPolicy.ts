@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   AUTHORIZATION_POLICY_COLUMNS,
   authorizationPolicyColumns,
@@ -16,7 +16,7 @@ import {
  * keep the terms they were requested under. Call inside a transaction.
  */
 export async function updateAuthorizationPolicy(
-  h: StoreHandle,
+  h: CloudHandle,
   policyId: string,
   fields: AuthorizationPolicyFields,
   changed: readonly string[],
@@ -24,7 +24,7 @@ export async function updateAuthorizationPolicy(
   now: Date,
 ): Promise<AuthorizationPolicyRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('authorization_policies')
       .set({ ...authorizationPolicyColumns(h.codec, fields), updated_at: h.codec.time(now) })
       .where('policy_id', '=', policyId)

@@ -71,9 +71,6 @@ export function rowToCommandVersion(codec: Codec, row: CommandVersionRow): Comma
   };
 }
 
-/** Kinds of changelog entries (command_changelog.change_type). */
-type CommandChangeType = 'CREATED' | 'UPDATED' | 'DEPRECATED' | 'REMOVED';
-
 /** One changelog entry. */
 export interface CommandChangelogRecord {
   id: number;

@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   COMMAND_VERSION_COLUMNS,
   rowToCommandVersion,
@@ -23,7 +23,7 @@ export interface CommandVersionDeprecation {
  * deprecated already (nothing is written then). Call inside a transaction.
  */
 export async function deprecateCommandVersion(
-  h: StoreHandle,
+  h: CloudHandle,
   deprecation: CommandVersionDeprecation,
   actor: CommandActor,
   now: Date,
@@ -31,7 +31,7 @@ export async function deprecateCommandVersion(
   const { commandType, version, replacedBy, reason } = deprecation;
   try {
     const at = h.codec.time(now);
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('command_versions')
       .set({ deprecated: h.codec.bool(true), deprecated_at: at, replaced_by: replacedBy })
       .where('command_type', '=', commandType)
@@ -41,7 +41,7 @@ export async function deprecateCommandVersion(
       .executeTakeFirst();
     if (!row) return undefined;
     const changes = { replaced_by: replacedBy, reason };
-    await h.db
+    await h.cloud
       .insertInto('command_changelog')
       .values({
         command_type: commandType,

@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   COMMAND_VERSION_COLUMNS,
   rowToCommandVersion,
@@ -28,14 +28,14 @@ export interface NewCommandVersion {
  * unique key). Call inside a transaction.
  */
 export async function insertCommandVersion(
-  h: StoreHandle,
+  h: CloudHandle,
   version: NewCommandVersion,
   actor: CommandActor,
   now: Date,
 ): Promise<CommandVersionRecord> {
   try {
     const at = h.codec.time(now);
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('command_versions')
       .values({
         id: version.id,
@@ -49,7 +49,7 @@ export async function insertCommandVersion(
       })
       .returning(COMMAND_VERSION_COLUMNS)
       .executeTakeFirstOrThrow();
-    await h.db
+    await h.cloud
       .insertInto('command_changelog')
       .values({
         command_type: version.commandType,

@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import type { CommandChangelogRecord } from './commandVersion.js';
 
 /** The changelog of `commandType`, oldest first (at most 1000 entries). */
 export async function listCommandChangelog(
-  h: StoreHandle,
+  h: CloudHandle,
   commandType: string,
 ): Promise<CommandChangelogRecord[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('command_changelog')
       .selectAll()
       .where('command_type', '=', commandType)

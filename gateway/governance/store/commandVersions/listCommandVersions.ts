@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   COMMAND_VERSION_COLUMNS,
   rowToCommandVersion,
@@ -11,12 +11,12 @@ import {
  * registration order. The gateway orders them by semantic version.
  */
 export async function listCommandVersions(
-  h: StoreHandle,
+  h: CloudHandle,
   commandTypes?: readonly string[],
 ): Promise<CommandVersionRecord[]> {
   if (commandTypes !== undefined && commandTypes.length === 0) return [];
   try {
-    let query = h.db.selectFrom('command_versions').select(COMMAND_VERSION_COLUMNS);
+    let query = h.cloud.selectFrom('command_versions').select(COMMAND_VERSION_COLUMNS);
     if (commandTypes !== undefined) query = query.where('command_type', 'in', commandTypes);
     const rows = await query.orderBy('created_at').orderBy('id').execute();
     return rows.map((row) => rowToCommandVersion(h.codec, row));

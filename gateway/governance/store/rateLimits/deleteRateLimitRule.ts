@@ -1,21 +1,21 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /**
  * Delete rule `ruleId` and its counters, with a RATE_LIMIT_RULE_DELETED audit row; false when
  * there is none. Call inside a transaction.
  */
 export async function deleteRateLimitRule(
-  h: StoreHandle,
+  h: CloudHandle,
   ruleId: string,
   actor: CommandActor,
   now: Date,
 ): Promise<boolean> {
   try {
-    await h.db.deleteFrom('rate_limit_tracking').where('rule_id', '=', ruleId).execute();
-    const row = await h.db
+    await h.cloud.deleteFrom('rate_limit_tracking').where('rule_id', '=', ruleId).execute();
+    const row = await h.cloud
       .deleteFrom('rate_limit_rules')
       .where('rule_id', '=', ruleId)
       .returning(['rule_id', 'name'])

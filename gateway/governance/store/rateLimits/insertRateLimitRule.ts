@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   RATE_LIMIT_RULE_COLUMNS,
   rateLimitRuleColumns,
@@ -15,7 +15,7 @@ import {
  * ConflictError. Call inside a transaction.
  */
 export async function insertRateLimitRule(
-  h: StoreHandle,
+  h: CloudHandle,
   ruleId: string,
   fields: RateLimitRuleFields,
   actor: CommandActor,
@@ -23,7 +23,7 @@ export async function insertRateLimitRule(
 ): Promise<RateLimitRuleRecord> {
   try {
     const at = h.codec.time(now);
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('rate_limit_rules')
       .values({
         rule_id: ruleId,

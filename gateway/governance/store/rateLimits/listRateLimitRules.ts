@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import {
   RATE_LIMIT_RULE_COLUMNS,
   rowToRateLimitRule,
@@ -8,11 +8,11 @@ import {
 
 /** Rate-limit rules by name (at most 1000), or only the enabled ones. */
 export async function listRateLimitRules(
-  h: StoreHandle,
+  h: CloudHandle,
   options: { enabledOnly?: boolean } = {},
 ): Promise<RateLimitRuleRecord[]> {
   try {
-    let query = h.db.selectFrom('rate_limit_rules').select(RATE_LIMIT_RULE_COLUMNS);
+    let query = h.cloud.selectFrom('rate_limit_rules').select(RATE_LIMIT_RULE_COLUMNS);
     if (options.enabledOnly) query = query.where('enabled', '=', h.codec.bool(true));
     const rows = await query.orderBy('name').limit(1000).execute();
     return rows.map((row) => rowToRateLimitRule(h.codec, row));
@@ -23,11 +23,11 @@ export async function listRateLimitRules(
 
 /** One rule, or undefined. */
 export async function getRateLimitRule(
-  h: StoreHandle,
+  h: CloudHandle,
   ruleId: string,
 ): Promise<RateLimitRuleRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('rate_limit_rules')
       .select(RATE_LIMIT_RULE_COLUMNS)
       .where('rule_id', '=', ruleId)

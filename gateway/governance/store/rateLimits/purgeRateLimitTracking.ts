@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /**
  * Delete counters whose window ended before `now` (at most 10,000 per call); returns how
  * many went. Every gateway runs this now and then; concurrent runs are harmless.
  */
-export async function purgeRateLimitTracking(h: StoreHandle, now: Date): Promise<number> {
+export async function purgeRateLimitTracking(h: CloudHandle, now: Date): Promise<number> {
   try {
     const result = await sql`
       DELETE FROM rate_limit_tracking WHERE ctid IN (

@@ -10,11 +10,11 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** Add `amount` to the counter; its new total, or undefined when the rule no longer exists. */
 export async function reserveRateLimit(
-  h: StoreHandle,
+  h: CloudHandle,
   key: { ruleId: string; subjectKey: string; windowStart: Date },
   amount: number,
   now: Date,
@@ -43,14 +43,14 @@ export async function reserveRateLimit(
  * limit would otherwise offer. Never below zero.
  */
 export async function returnRateLimit(
-  h: StoreHandle,
+  h: CloudHandle,
   key: { ruleId: string; subjectKey: string; windowStart: Date },
   amount: number,
   now: Date,
 ): Promise<void> {
   if (amount <= 0) return;
   try {
-    await h.db
+    await h.cloud
       .updateTable('rate_limit_tracking')
       .set((eb) => ({
         request_count: sql<number>`GREATEST(${eb.ref('request_count')} - ${amount}, 0)`,
@@ -67,13 +67,13 @@ export async function returnRateLimit(
 
 /** The counters of rule `ruleId` in the window starting at `windowStart`, largest first. */
 export async function listRateLimitUsage(
-  h: StoreHandle,
+  h: CloudHandle,
   ruleId: string,
   windowStart: Date,
   limit = 100,
 ): Promise<{ subjectKey: string; count: number }[]> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('rate_limit_tracking')
       .select(['subject_key', 'request_count'])
       .where('rule_id', '=', ruleId)

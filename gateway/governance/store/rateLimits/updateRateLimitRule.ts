@@ -1,7 +1,7 @@
 import { appendCommandAudit } from '../../../commands/store/commands/appendCommandAudit.js';
 import type { CommandActor } from '../../../commands/store/commands/command.js';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { ruleDetails } from './insertRateLimitRule.js';
 import {
   RATE_LIMIT_RULE_COLUMNS,
@@ -17,14 +17,14 @@ import {
  * per window start). Call inside a transaction.
  */
 export async function updateRateLimitRule(
-  h: StoreHandle,
+  h: CloudHandle,
   ruleId: string,
   fields: RateLimitRuleFields,
   actor: CommandActor,
   now: Date,
 ): Promise<RateLimitRuleRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('rate_limit_rules')
       .set({ ...rateLimitRuleColumns(h.codec, fields), updated_at: h.codec.time(now) })
       .where('rule_id', '=', ruleId)

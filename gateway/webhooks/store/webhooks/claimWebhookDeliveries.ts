@@ -11,7 +11,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import type { WebhookEventKind } from './webhookEvent.js';
 
 /** A delivery claimed for one attempt. */
@@ -34,7 +34,7 @@ export interface ClaimedDelivery {
 
 /** Claim up to `limit` due heads at `now`, leased until `leaseUntil`. */
 export async function claimWebhookDeliveries(
-  h: StoreHandle,
+  h: CloudHandle,
   options: { limit: number; leaseUntil: Date },
   now: Date,
 ): Promise<ClaimedDelivery[]> {

@@ -1,16 +1,16 @@
 import { WEBHOOK_DELIVERY_STATUSES, translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** How many deliveries a registration has in each status. */
 export type DeliveryCounts = Record<(typeof WEBHOOK_DELIVERY_STATUSES)[number], number>;
 
 /** Count a registration's deliveries by status. */
 export async function countWebhookDeliveries(
-  h: StoreHandle,
+  h: CloudHandle,
   webhookId: string,
 ): Promise<DeliveryCounts> {
   try {
-    const rows = await h.db
+    const rows = await h.cloud
       .selectFrom('webhook_deliveries')
       .select(['status', (eb) => eb.fn.countAll().as('n')])
       .where('webhook_id', '=', webhookId)

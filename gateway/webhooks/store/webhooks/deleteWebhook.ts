@@ -1,10 +1,10 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** Delete a registration and (by cascade) its delivery history; false when there is none. */
-export async function deleteWebhook(h: StoreHandle, webhookId: string): Promise<boolean> {
+export async function deleteWebhook(h: CloudHandle, webhookId: string): Promise<boolean> {
   try {
-    const result = await h.db
+    const result = await h.cloud
       .deleteFrom('webhook_registrations')
       .where('webhook_id', '=', webhookId)
       .executeTakeFirst();

@@ -7,7 +7,7 @@
  * only when someone subscribes. Cloud tier only.
  */
 import type { CommandActor } from '../../../commands/store/commands/command.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { emitWebhookEvents, hasWebhookSubscribers } from './emitWebhookEvents.js';
 import type { WebhookEvent } from './webhookEvent.js';
 
@@ -32,7 +32,7 @@ export interface CommandAuditFact {
 
 /** Emit the webhook events of `entries` (audit rows of `actor`); see the module comment. */
 export async function emitCommandEvents(
-  h: StoreHandle,
+  h: CloudHandle,
   actor: CommandActor,
   entries: readonly CommandAuditFact[],
   now: Date,
@@ -41,10 +41,10 @@ export async function emitCommandEvents(
     (e): e is CommandAuditFact & { commandId: string } =>
       e.commandId !== undefined && KIND_OF_AUDIT_EVENT[e.event] !== undefined,
   );
-  if (facts.length === 0 || h.dialect === 'sqlite') return;
+  if (facts.length === 0) return;
   const kinds = [...new Set(facts.map((f) => KIND_OF_AUDIT_EVENT[f.event]!))];
   if (!(await hasWebhookSubscribers(h, kinds))) return;
-  const rows = await h.db
+  const rows = await h.cloud
     .selectFrom('device_commands')
     .select([
       'command_id',

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import type {
   WebhookEnvelope,
   WebhookEvent,
@@ -31,7 +31,7 @@ import type {
  * transaction ends) and return their ids.
  */
 async function lockSubscribers(
-  h: StoreHandle,
+  h: CloudHandle,
   kinds: readonly WebhookEventKind[],
 ): Promise<string[]> {
   const result = await sql<{ webhook_id: string }>`
@@ -50,10 +50,10 @@ async function lockSubscribers(
  * more to build an event only when someone listens.
  */
 export async function hasWebhookSubscribers(
-  h: StoreHandle,
+  h: CloudHandle,
   kinds: readonly WebhookEventKind[],
 ): Promise<boolean> {
-  if (h.dialect === 'sqlite' || kinds.length === 0) return false;
+  if (kinds.length === 0) return false;
   try {
     return (await lockSubscribers(h, [...new Set(kinds)])).length > 0;
   } catch (error) {
@@ -66,11 +66,11 @@ export async function hasWebhookSubscribers(
  * transaction (see the module comment); returns the number of deliveries created.
  */
 export async function emitWebhookEvents(
-  h: StoreHandle,
+  h: CloudHandle,
   events: readonly WebhookEvent[],
   now: Date,
 ): Promise<number> {
-  if (h.dialect === 'sqlite' || events.length === 0) return 0;
+  if (events.length === 0) return 0;
   try {
     const subscribers = await lockSubscribers(h, [...new Set(events.map((e) => e.kind))]);
     if (subscribers.length === 0) return 0;
@@ -129,7 +129,7 @@ export async function emitWebhookEvents(
  * });
  */
 export function emitWebhookEvent<K extends WebhookEventKind>(
-  h: StoreHandle,
+  h: CloudHandle,
   kind: K,
   data: WebhookEventData[K],
   now: Date,

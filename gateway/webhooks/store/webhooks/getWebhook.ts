@@ -1,14 +1,14 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToWebhook, WEBHOOK_COLUMNS, type WebhookRecord } from './registration.js';
 
 /** A webhook registration, or undefined. */
 export async function getWebhook(
-  h: StoreHandle,
+  h: CloudHandle,
   webhookId: string,
 ): Promise<WebhookRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('webhook_registrations')
       .select(WEBHOOK_COLUMNS)
       .where('webhook_id', '=', webhookId)

@@ -1,15 +1,15 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { DELIVERY_COLUMNS, rowToDelivery, type DeliveryRecord } from './delivery.js';
 
 /** One delivery of a registration, or undefined. */
 export async function getWebhookDelivery(
-  h: StoreHandle,
+  h: CloudHandle,
   webhookId: string,
   deliveryId: string,
 ): Promise<DeliveryRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('webhook_deliveries')
       .select(DELIVERY_COLUMNS)
       .where('webhook_id', '=', webhookId)

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToWebhook, WEBHOOK_COLUMNS, type WebhookRecord } from './registration.js';
 import type { WebhookEventKind } from './webhookEvent.js';
 
@@ -18,12 +18,12 @@ export interface NewWebhook {
 
 /** Create a webhook registration; it receives events emitted after its commit. */
 export async function insertWebhook(
-  h: StoreHandle,
+  h: CloudHandle,
   webhook: NewWebhook,
   now: Date,
 ): Promise<WebhookRecord> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .insertInto('webhook_registrations')
       .values({
         webhook_id: webhook.webhookId,

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { DELIVERY_COLUMNS, rowToDelivery, type DeliveryRecord } from './delivery.js';
 
 /** Filters and page of {@link listWebhookDeliveries}. */
@@ -20,11 +20,11 @@ export interface DeliveryFilter {
 
 /** A registration's deliveries, newest first (by sequence). */
 export async function listWebhookDeliveries(
-  h: StoreHandle,
+  h: CloudHandle,
   filter: DeliveryFilter,
 ): Promise<DeliveryRecord[]> {
   try {
-    let query = h.db
+    let query = h.cloud
       .selectFrom('webhook_deliveries')
       .select(DELIVERY_COLUMNS)
       .where('webhook_id', '=', filter.webhookId);

@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToWebhook, WEBHOOK_COLUMNS, type WebhookRecord } from './registration.js';
 
 /** A page of {@link listWebhooks}. */
@@ -11,9 +11,9 @@ export interface WebhookPage {
 }
 
 /** Webhook registrations, oldest first (keyset paging on creation time and id). */
-export async function listWebhooks(h: StoreHandle, page: WebhookPage): Promise<WebhookRecord[]> {
+export async function listWebhooks(h: CloudHandle, page: WebhookPage): Promise<WebhookRecord[]> {
   try {
-    let query = h.db.selectFrom('webhook_registrations').select(WEBHOOK_COLUMNS);
+    let query = h.cloud.selectFrom('webhook_registrations').select(WEBHOOK_COLUMNS);
     if (page.after) {
       const at = h.codec.time(page.after.createdAt);
       const id = page.after.id;

@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import type { ClaimedDelivery } from './claimWebhookDeliveries.js';
 import type { WebhookAttempt } from './delivery.js';
 
@@ -16,7 +16,7 @@ export type AttemptOutcome =
 
 /** Record `entry` (the attempt) and `outcome` on `claim`'s delivery. */
 export async function recordWebhookAttempt(
-  h: StoreHandle,
+  h: CloudHandle,
   claim: Pick<ClaimedDelivery, 'deliveryId' | 'attempt' | 'leaseUntil'>,
   entry: WebhookAttempt,
   outcome: AttemptOutcome,
@@ -24,7 +24,7 @@ export async function recordWebhookAttempt(
 ): Promise<boolean> {
   const history = sql<string>`attempts || jsonb_build_array(CAST(${JSON.stringify(entry)} AS jsonb))`;
   try {
-    const updated = await h.db
+    const updated = await h.cloud
       .updateTable('webhook_deliveries')
       .set({
         status: outcome.status,
@@ -40,7 +40,7 @@ export async function recordWebhookAttempt(
       .where('status', 'in', ['PENDING', 'FAILED'])
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) > 0) return true;
-    await h.db
+    await h.cloud
       .updateTable('webhook_deliveries')
       .set({ attempts: history })
       .where('delivery_id', '=', claim.deliveryId)

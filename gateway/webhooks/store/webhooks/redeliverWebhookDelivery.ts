@@ -6,7 +6,7 @@
  * the event id. PENDING and DELIVERED deliveries are a conflict. Cloud tier only.
  */
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { DELIVERY_COLUMNS, rowToDelivery, type DeliveryRecord } from './delivery.js';
 
 /** What a redelivery request did. */
@@ -17,13 +17,13 @@ export type RedeliverOutcome =
 
 /** Redeliver `deliveryId` of `webhookId` (see the module comment); run it in a transaction. */
 export async function redeliverWebhookDelivery(
-  h: StoreHandle,
+  h: CloudHandle,
   webhookId: string,
   deliveryId: string,
   now: Date,
 ): Promise<RedeliverOutcome> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .selectFrom('webhook_deliveries')
       .select(DELIVERY_COLUMNS)
       .where('webhook_id', '=', webhookId)
@@ -34,7 +34,7 @@ export async function redeliverWebhookDelivery(
     const current = rowToDelivery(h.codec, row);
     if (current.status !== 'FAILED' && current.status !== 'DEAD')
       return { kind: 'conflict', delivery: current };
-    const updated = await h.db
+    const updated = await h.cloud
       .updateTable('webhook_deliveries')
       .set({ status: 'PENDING', attempt_count: 0, next_attempt_at: h.codec.time(now) })
       .where('delivery_id', '=', deliveryId)

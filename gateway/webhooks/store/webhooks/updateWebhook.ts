@@ -1,5 +1,5 @@
 import { translateDriverError } from '../../../../runtime/index.js';
-import type { StoreHandle } from '../../../../runtime/index.js';
+import type { CloudHandle } from '../../../../runtime/index.js';
 import { rowToWebhook, WEBHOOK_COLUMNS, type WebhookRecord } from './registration.js';
 import type { WebhookEventKind } from './webhookEvent.js';
 
@@ -20,13 +20,13 @@ export interface WebhookChanges {
  * in the middle of one.
  */
 export async function updateWebhook(
-  h: StoreHandle,
+  h: CloudHandle,
   webhookId: string,
   changes: WebhookChanges,
   now: Date,
 ): Promise<WebhookRecord | undefined> {
   try {
-    const row = await h.db
+    const row = await h.cloud
       .updateTable('webhook_registrations')
       .set({
         ...(changes.name !== undefined ? { name: changes.name } : {}),
