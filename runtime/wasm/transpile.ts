@@ -156,13 +156,17 @@ const HEADER =
  * jco (1.35) emits its whole runtime — thousands of lines of classes and helpers for the
  * component model's task and resource bookkeeping — inside `instantiate`, so every call would
  * create all of it again: about 5 ms, thirty times a preview1 instantiation. That runtime is
- * the indented part before the first top-level line (`const module0 = getCoreModule(…)`) and
- * reads none of `instantiate`'s parameters, so it is moved in front of it: evaluated once
- * when a thread loads the component, while the core instances, the imports and the trampolines
- * stay per call. Its bookkeeping then outlives a call; the worker evaluates it afresh after
- * any call that did not return cleanly (componentWorker.ts). Output of another shape runs
- * unchanged, only slower.
+ * the part before the first core module (`const module0 = getCoreModule(…)`; its indentation
+ * is not a guide: jco's is uneven) and reads none of `instantiate`'s parameters (only its
+ * comments name them), so it is moved in front of it: evaluated once when a thread loads the
+ * component, while the core instances, the imports and the trampolines stay per call. Its
+ * bookkeeping then outlives a call; the worker evaluates it afresh after any call that did not
+ * return cleanly (componentWorker.ts). Output of another shape — a runtime whose code names a
+ * parameter, no `module0` — runs unchanged, only slower.
  */
+const FIRST_INSTANCE_LINE = /^[ \t]*const module0 = getCoreModule\(/m;
+const READS_PARAMETERS = /\b(getCoreModule|imports|instantiateCore)\b/;
+const LINE_COMMENT = /^[ \t]*\/\/.*$/gm;
 /**
  * The scope jco's code runs in, given as the names it reads from the global scope:
  * - Where the engine has no JSPI (Node 20), it calls `WebAssembly.promising` in a try/catch
@@ -180,6 +184,101 @@ const SCOPE = [
   'const globalThis = Object.create(realGlobal, { process: { value: undefined }, WebAssembly: { value: WebAssembly } });',
 ].join('\n');
 
+/**
+ * Host calls without jco's task bookkeeping.
+ *
+ * jco (1.35) gives every call of a host import two tasks of the component model's async
+ * machinery: `_lowerImportBackwardsCompat` opens a subtask of the guest's task (a waitable
+ * with a promise, call metadata, state checks), then the trampoline opens a host task
+ * (another such object, registered in the component's task lists), enters it, resolves it,
+ * whose resolution resolves the subtask, whose result is what the guest gets. For a
+ * synchronous import lowered synchronously — every import of a WASI 0.2 guest, and all our
+ * host offers — none of it changes the outcome: the trampoline itself lifts the arguments
+ * and lowers the result into the guest's memory; the host answers at once; nothing can run
+ * in between. A preview1 guest adapted by `jco new` makes about ten such calls per run, and
+ * the bookkeeping was most of a call's time and garbage.
+ *
+ * So each trampoline whose task preamble has the expected shape gets a second way in: when
+ * {@link SYNC_HOST_HELPERS}' `_saffronLowerSync` calls it, it takes a plain task object
+ * instead of creating the two (the may-leave check, the lifting and lowering, the resource
+ * borrows and the error handling are jco's, unchanged). Calls that are asynchronous by their
+ * type or lowering go the original way, and so does any trampoline not recognised.
+ */
+const SYNC_PREAMBLE =
+  /\n([ \t]*)let parentTask;\n\s*let task;\n\s*let subtask;\n(\s*const createTask = \(\) => \{\n\s*const results = createNewCurrentTask\(\{\n\s*componentIdx: -1,[\s\S]*?\n\s*taskCreation: \{[\s\S]*?\n\1\})\n\s*\n\s*const started = task\.enterSync\(\);/;
+const TRAMPOLINE =
+  /^([ \t]*)const (_trampoline\d+) = function\([^)]*\) \{\n[\s\S]*?^\1\2\.fnName = [^\n]*\n/gm;
+
+const SYNC_HOST_HELPERS = `
+let _saffronPendingHostTask = null;
+let _saffronHostTaskIds = 0;
+/** The host task of a synchronous host call: the parts of jco's task its trampolines use. */
+class _SaffronSyncHostTask {
+  #id = --_saffronHostTaskIds;
+  #result;
+  #resolved = false;
+  enterSync() { return true; }
+  componentIdx() { return -1; }
+  id() { return this.#id; }
+  setParentSubtask() {}
+  getParentSubtask() { return undefined; }
+  setErrored() {}
+  reject() {}
+  exit() {}
+  resolve(results) {
+    if (this.#resolved) throw new Error('host task resolved twice');
+    if (results.length > 1) throw new Error('unexpected number of results');
+    this.#resolved = true;
+    this.#result = results[0];
+  }
+  result() {
+    if (!this.#resolved) throw new Error('the host import returned no result');
+    return this.#result;
+  }
+}
+function _saffronLowerSync(args, ...params) {
+  const { isAsync, isManualAsync, funcTypeIsAsync, importFn, componentIdx } = args;
+  if (isAsync || isManualAsync || funcTypeIsAsync || importFn._saffronSync !== true)
+    return _lowerImportBackwardsCompat(args, ...params);
+  _checkMayLeave(componentIdx);
+  const task = new _SaffronSyncHostTask();
+  _saffronPendingHostTask = task;
+  try {
+    importFn(...params);
+  } finally {
+    _saffronPendingHostTask = null;
+  }
+  return task.result();
+}
+`;
+
+/** `body` with the synchronous host calls' fast way in (see {@link SYNC_PREAMBLE}). */
+function syncHostCalls(body: string): string {
+  if (
+    !/^\s*function _lowerImportBackwardsCompat\(/m.test(body) ||
+    !/^\s*function _checkMayLeave\(/m.test(body)
+  )
+    return body;
+  let rewritten = 0;
+  const out = body.replace(TRAMPOLINE, (trampoline: string, indent: string, name: string) => {
+    const preamble = SYNC_PREAMBLE.exec(trampoline);
+    if (!preamble) return trampoline;
+    rewritten++;
+    const [whole, inner, original] = preamble;
+    const fast =
+      `\n${inner}let parentTask;\n${inner}let task;\n${inner}let subtask;\n` +
+      `${inner}if (_saffronPendingHostTask !== null) {\n` +
+      `${inner}  task = _saffronPendingHostTask;\n${inner}  _saffronPendingHostTask = null;\n` +
+      `${inner}} else {\n${original}\n${inner}}\n${inner}const started = task.enterSync();`;
+    return `${trampoline.replace(whole, () => fast)}${indent}${name}._saffronSync = true;\n`;
+  });
+  if (rewritten === 0) return body;
+  return (
+    out.replace(/_lowerImportBackwardsCompat\.bind\(/g, '_saffronLowerSync.bind(') +
+    SYNC_HOST_HELPERS
+  );
+}
+
 /** The parameter name of the real global object in {@link ComponentArtifacts.source}. */
 export const REAL_GLOBAL_PARAMETER = 'realGlobal';
 
@@ -189,10 +288,10 @@ function functionBody(js: string): string {
   if (!header) body = js.replace(/^export function instantiate\(/m, 'function instantiate(');
   else {
     const start = header.index + header[0].length;
-    const split = js.slice(start).search(/^\S/m);
+    const split = js.slice(start).search(FIRST_INSTANCE_LINE);
     const prelude = split < 0 ? '' : js.slice(start, start + split);
     body =
-      split < 0 || /\b(getCoreModule|imports|instantiateCore)\b/.test(prelude)
+      split < 0 || READS_PARAMETERS.test(prelude.replace(LINE_COMMENT, ''))
         ? js.replace(/^export function instantiate\(/m, 'function instantiate(')
         : js.slice(0, header.index) +
           prelude +
@@ -200,6 +299,7 @@ function functionBody(js: string): string {
           js.slice(start + split);
   }
   body = body.replace(/^export const _util\b/m, 'const _util');
+  if (header) body = syncHostCalls(body);
   if (/^\s*(export|import)\s/m.test(body) || !body.includes('function instantiate('))
     throw new WasmError(
       'WASM_TRANSPILE_FAILED',
