@@ -299,13 +299,79 @@ function functionBody(js: string): string {
           js.slice(start + split);
   }
   body = body.replace(/^export const _util\b/m, 'const _util');
-  if (header) body = syncHostCalls(body);
   if (/^\s*(export|import)\s/m.test(body) || !body.includes('function instantiate('))
     throw new WasmError(
       'WASM_TRANSPILE_FAILED',
       'the transpiled component has a shape this runtime does not know (jco version?)',
     );
-  return `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
+  const plain = `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
+  if (!header) return plain;
+  const fast = `'use strict';\n${SCOPE}\n${lazyCallMetadata(syncHostCalls(body))}\nreturn instantiate;`;
+  try {
+    // the rewrites are textual: should one ever produce what does not parse, run jco's own
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    new Function(REAL_GLOBAL_PARAMETER, fast);
+    return fast;
+  } catch {
+    return plain;
+  }
+}
+
+/**
+ * Call metadata built when it is first read. Each host import's configuration carries the
+ * functions that lift its parameters and lower its results for the async machinery
+ * (`paramLiftFns`, `resultLowerFns`: closures over the instance's tables, built by helpers
+ * that index their cases) — a few dozen per instance, built on every instantiation, and never
+ * read on the synchronous way in ({@link syncHostCalls}), where the trampoline lifts and lowers
+ * itself. Each becomes a getter that builds the same value on first read and keeps it. An
+ * array whose end cannot be found for sure (a template literal inside) stays as it is.
+ */
+function lazyCallMetadata(body: string): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const match of body.matchAll(/\n([ \t]*)(paramLiftFns|resultLowerFns): \[/g)) {
+    const open = match.index + match[0].length - 1;
+    const close = closingBracket(body, open);
+    if (close < 0 || body[close + 1] !== ',' || match.index < at) continue;
+    const [, indent, key] = match;
+    parts.push(
+      body.slice(at, match.index),
+      `\n${indent}get ${key}() { const value = ${body.slice(open, close + 1)}; `,
+      `Object.defineProperty(this, '${key}', { value }); return value; }`,
+    );
+    at = close + 1;
+  }
+  parts.push(body.slice(at));
+  return parts.join('');
+}
+
+/**
+ * Where the bracket opened at `open` closes, skipping quoted strings and comments; -1 when a
+ * template literal or anything unexpected makes that unsure.
+ */
+function closingBracket(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      for (i++; i < text.length && text[i] !== c; i++) {
+        if (text[i] === '\\') i++;
+        else if (text[i] === '\n') return -1;
+      }
+    } else if (c === '`') return -1;
+    else if (c === '/' && text[i + 1] === '/') {
+      i = text.indexOf('\n', i);
+      if (i < 0) return -1;
+    } else if (c === '/' && text[i + 1] === '*') {
+      i = text.indexOf('*/', i + 2) + 1;
+      if (i <= 0) return -1;
+    } else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+      if (depth === 0) return c === ']' ? i : -1;
+    }
+  }
+  return -1;
 }
 
 /**

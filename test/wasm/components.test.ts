@@ -153,6 +153,9 @@ describe('WebAssembly components', () => {
     expect(hostTasks).toBeGreaterThan(5); // stdio handles, reads, writes, preopens
     expect(text.split('._saffronSync = true;').length - 1).toBe(hostTasks);
     expect(text).not.toMatch(/_lowerImportBackwardsCompat\.bind\(/);
+    // the async machinery's lift and lower functions are built on first use only
+    expect(text).not.toMatch(/^\s*(paramLiftFns|resultLowerFns): \[/m);
+    expect(text).toContain('get resultLowerFns() {');
   });
 
   it('compiles a component once per thread; later calls reuse it', async () => {
