@@ -236,6 +236,21 @@ class _SaffronSyncHostTask {
     return this.#result;
   }
 }
+function _saffronSyncImport(componentIdx, importFn, config) {
+  if (importFn._saffronSync !== true || importFn.manuallyAsync)
+    return _saffronLowerSync.bind(null, config());
+  return function (...params) {
+    _checkMayLeave(componentIdx);
+    const task = new _SaffronSyncHostTask();
+    _saffronPendingHostTask = task;
+    try {
+      importFn(...params);
+    } finally {
+      _saffronPendingHostTask = null;
+    }
+    return task.result();
+  };
+}
 function _saffronLowerSync(args, ...params) {
   const { isAsync, isManualAsync, funcTypeIsAsync, importFn, componentIdx } = args;
   if (isAsync || isManualAsync || funcTypeIsAsync || importFn._saffronSync !== true)
@@ -274,9 +289,56 @@ function syncHostCalls(body: string): string {
   });
   if (rewritten === 0) return body;
   return (
-    out.replace(/_lowerImportBackwardsCompat\.bind\(/g, '_saffronLowerSync.bind(') +
+    lazyConfigs(out).replace(/_lowerImportBackwardsCompat\.bind\(/g, '_saffronLowerSync.bind(') +
     SYNC_HOST_HELPERS
   );
+}
+
+const LOWERING = /_lowerImportBackwardsCompat\.bind\(\s*null,\s*\{/g;
+
+/**
+ * Call configurations built only if needed. Each host import's lowering is jco's
+ * `_lowerImportBackwardsCompat` bound to a configuration object that also carries the
+ * functions lifting its parameters and lowering its results for the async machinery —
+ * closures over the instance's tables, built by helpers that index their cases: a few dozen
+ * per instance, rebuilt at every instantiation, and never read on the synchronous way in,
+ * where the trampoline lifts and lowers itself. Where the configuration says, at its top
+ * level, `isAsync: false`, `funcTypeIsAsync: false` and which trampoline and component it is
+ * for, the binding becomes `_saffronSyncImport(component, trampoline, () => configuration)`,
+ * which builds the configuration only when it falls back to the original way (a trampoline
+ * not rewritten, or marked manually async at instantiation). Any other binding stays as it
+ * is, on `_saffronLowerSync`'s check at each call.
+ */
+function lazyConfigs(body: string): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const match of body.matchAll(LOWERING)) {
+    const open = match.index + match[0].length - 1;
+    const close = closingBracket(body, open);
+    const tail = close < 0 ? null : /^\s*,?\s*\)/.exec(body.slice(close + 1));
+    if (!tail || match.index < at) continue;
+    const config = body.slice(open, close + 1);
+    const indent = /^\{\n([ \t]+)\S/.exec(config)?.[1];
+    if (indent === undefined) continue;
+    const key = (name: string) =>
+      new RegExp(`\\n${indent}${name}: ([^\\n]*?),\\n`).exec(config)?.[1];
+    const importFn = key('importFn');
+    const componentIdx = key('componentIdx');
+    if (
+      key('isAsync') !== 'false' ||
+      key('funcTypeIsAsync') !== 'false' ||
+      !/^_trampoline\d+$/.test(importFn ?? '') ||
+      !/^\d+$/.test(componentIdx ?? '')
+    )
+      continue;
+    parts.push(
+      body.slice(at, match.index),
+      `_saffronSyncImport(${componentIdx}, ${importFn}, () => (${config}))`,
+    );
+    at = close + 1 + tail[0].length;
+  }
+  parts.push(body.slice(at));
+  return parts.join('');
 }
 
 /** The parameter name of the real global object in {@link ComponentArtifacts.source}. */
@@ -306,7 +368,7 @@ function functionBody(js: string): string {
     );
   const plain = `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
   if (!header) return plain;
-  const fast = `'use strict';\n${SCOPE}\n${lazyCallMetadata(syncHostCalls(body))}\nreturn instantiate;`;
+  const fast = `'use strict';\n${SCOPE}\n${syncHostCalls(body)}\nreturn instantiate;`;
   try {
     // the rewrites are textual: should one ever produce what does not parse, run jco's own
     // eslint-disable-next-line @typescript-eslint/no-implied-eval
@@ -317,40 +379,14 @@ function functionBody(js: string): string {
   }
 }
 
-/**
- * Call metadata built when it is first read. Each host import's configuration carries the
- * functions that lift its parameters and lower its results for the async machinery
- * (`paramLiftFns`, `resultLowerFns`: closures over the instance's tables, built by helpers
- * that index their cases) — a few dozen per instance, built on every instantiation, and never
- * read on the synchronous way in ({@link syncHostCalls}), where the trampoline lifts and lowers
- * itself. Each becomes a getter that builds the same value on first read and keeps it. An
- * array whose end cannot be found for sure (a template literal inside) stays as it is.
- */
-function lazyCallMetadata(body: string): string {
-  const parts: string[] = [];
-  let at = 0;
-  for (const match of body.matchAll(/\n([ \t]*)(paramLiftFns|resultLowerFns): \[/g)) {
-    const open = match.index + match[0].length - 1;
-    const close = closingBracket(body, open);
-    if (close < 0 || body[close + 1] !== ',' || match.index < at) continue;
-    const [, indent, key] = match;
-    parts.push(
-      body.slice(at, match.index),
-      `\n${indent}get ${key}() { const value = ${body.slice(open, close + 1)}; `,
-      `Object.defineProperty(this, '${key}', { value }); return value; }`,
-    );
-    at = close + 1;
-  }
-  parts.push(body.slice(at));
-  return parts.join('');
-}
+const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
 
 /**
  * Where the bracket opened at `open` closes, skipping quoted strings and comments; -1 when a
- * template literal or anything unexpected makes that unsure.
+ * template literal, a mismatched bracket or anything unexpected makes that unsure.
  */
 function closingBracket(text: string, open: number): number {
-  let depth = 0;
+  const expected: string[] = [];
   for (let i = open; i < text.length; i++) {
     const c = text[i]!;
     if (c === "'" || c === '"') {
@@ -365,10 +401,10 @@ function closingBracket(text: string, open: number): number {
     } else if (c === '/' && text[i + 1] === '*') {
       i = text.indexOf('*/', i + 2) + 1;
       if (i <= 0) return -1;
-    } else if (c === '(' || c === '[' || c === '{') depth++;
+    } else if (CLOSER[c]) expected.push(CLOSER[c]);
     else if (c === ')' || c === ']' || c === '}') {
-      depth--;
-      if (depth === 0) return c === ']' ? i : -1;
+      if (expected.pop() !== c) return -1;
+      if (expected.length === 0) return i;
     }
   }
   return -1;
