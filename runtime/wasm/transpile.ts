@@ -17,7 +17,7 @@
  * bytes that were verified just before transpiling, so an entry can never go stale: it is a
  * memo of a pure function, shared by every runner of the process — the many edge agents of
  * one process included — and bounded (least recently used first out). The artifacts are
- * copied once into SharedArrayBuffers, so handing them to a thread on every call copies
+ * copied once into a SharedArrayBuffer, so handing them to a thread on every call copies
  * nothing.
  *
  * jco is loaded on first use only: a process that never sees a component never loads it.
@@ -67,7 +67,8 @@ export type ComponentEntry =
 export interface ComponentArtifacts {
   /**
    * Body of a function of the global object (parameter {@link REAL_GLOBAL_PARAMETER})
-   * returning jco's `instantiate`, UTF-8 in a SharedArrayBuffer.
+   * returning jco's `instantiate`, UTF-8. It and the core modules are views of one
+   * SharedArrayBuffer.
    */
   source: Uint8Array;
   /** The core modules, by the name the generated code asks `getCoreModule` for. */
@@ -125,11 +126,20 @@ function provided(name: string): boolean {
   return PROVIDED.has(unversioned(name)) && (version === undefined || version.startsWith('0.2.'));
 }
 
-const shared = (bytes: Uint8Array): Uint8Array => {
-  const copy = new Uint8Array(new SharedArrayBuffer(bytes.length));
-  copy.set(bytes);
-  return copy;
-};
+/**
+ * `parts` copied into one SharedArrayBuffer, as views of it: a message carrying them all
+ * clones one shared buffer, not one per part (each costs a thread a few microseconds a call).
+ */
+function sharedTogether(parts: Uint8Array[]): Uint8Array[] {
+  const buffer = new SharedArrayBuffer(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  return parts.map((part) => {
+    const view = new Uint8Array(buffer, at, part.length);
+    view.set(part);
+    at += part.length;
+    return view;
+  });
+}
 
 const unversioned = (name: string) => name.replace(/@[^/@]*$/, '');
 
@@ -454,9 +464,14 @@ export async function transpileComponent(bytes: Uint8Array): Promise<ComponentAr
   if (!js) throw new WasmError('WASM_TRANSPILE_FAILED', 'jco produced no component.js');
   const cores = Object.entries(result.files)
     .filter(([name]) => name.endsWith('.wasm'))
-    .map(([name, core]) => ({ name, bytes: shared(core) }));
-  const source = shared(Buffer.from(functionBody(Buffer.from(js).toString('utf8')), 'utf8'));
-  return { source, cores, entry };
+    .map(([name, core]) => ({ name, bytes: core }));
+  const text = Buffer.from(functionBody(Buffer.from(js).toString('utf8')), 'utf8');
+  const [source, ...coreBytes] = sharedTogether([text, ...cores.map((core) => core.bytes)]);
+  return {
+    source: source!,
+    cores: cores.map((core, i) => ({ name: core.name, bytes: coreBytes[i]! })),
+    entry,
+  };
 }
 
 /** Most transpiled components kept in memory by one process. */
