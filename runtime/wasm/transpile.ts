@@ -354,6 +354,71 @@ function lazyConfigs(body: string): string {
   return parts.join('');
 }
 
+const JS_SHIM_HELPERS = `
+const _saffronShimTargets = Symbol('targets');
+function _saffronJsShim(keys) {
+  const targets = Object.create(null);
+  const shim = { [_saffronShimTargets]: targets };
+  for (const key of keys) {
+    shim[key] = function (...args) {
+      const target = targets[key];
+      if (target === undefined) throw new WebAssembly.RuntimeError('uninitialized element');
+      return target(...args);
+    };
+  }
+  return shim;
+}
+function _saffronFillShim(shim, actual) {
+  Object.assign(shim[_saffronShimTargets], actual);
+}
+`;
+
+const SHIM_INSTANCE = /\(\{ exports: (exports\d+) \} = instantiateCore\((module\d+)\)\);/g;
+
+/**
+ * jco's indirection shims as JavaScript. Core instances import functions that exist only
+ * once later instances do (the guest imports the adapter's `fd_write`, the adapter imports
+ * lowered host functions that need the guest's memory), so jco instantiates a shim module
+ * — a table and functions that call through it — for them to import, and after the last
+ * instance a fixup module whose only work is to fill that table. Two core instances more
+ * per call, with their tables and the engine's bookkeeping: on the bench's command, a fifth
+ * of making an instance (0.058 → 0.046 ms), and garbage the thread collects in full every
+ * few hundred calls. Here the shim is an object of JavaScript functions that call the same targets,
+ * set by `_saffronFillShim` where the fixup instance was made: the same calls in the same
+ * order, an unset entry trapping as the table's would. Only when the shim's exports are used
+ * for nothing else, the fixup's exports for nothing, and every entry used is one it fills.
+ */
+function jsShims(body: string): string {
+  let out = body;
+  for (const shim of body.matchAll(SHIM_INSTANCE)) {
+    const [instantiation, name] = shim;
+    const fixup = new RegExp(
+      String.raw`\(\{ exports: (exports\d+) \} = instantiateCore\(module\d+, \{\n([ \t]*)actual: \{\n([\s\S]*?)\n\2\},\n\2shim: \{\n[ \t]*\$imports: ${name}\.\$imports,\n\2\},\n[ \t]*\}\)\);`,
+    ).exec(out);
+    if (!fixup) continue;
+    const [whole, fixupExports, , entries] = fixup;
+    const indent = /^([ \t]*)'/.exec(entries!)?.[1];
+    if (indent === undefined) continue;
+    const keys = [...entries!.matchAll(new RegExp(`^${indent}'(\\d+)': `, 'gm'))].map((m) => m[1]!);
+    const used = [...out.matchAll(new RegExp(String.raw`\b${name}\['(\d+)'\]`, 'g'))].map(
+      (m) => m[1]!,
+    );
+    const mentions = out.match(new RegExp(String.raw`\b${name}\b`, 'g'))?.length ?? 0;
+    const fixupMentions = out.match(new RegExp(String.raw`\b${fixupExports}\b`, 'g'))?.length ?? 0;
+    if (
+      keys.length === 0 ||
+      !used.every((key) => keys.includes(key)) ||
+      mentions !== used.length + 3 || // its declaration, its instantiation, the fixup
+      fixupMentions !== 2 // its declaration, the fixup
+    )
+      continue;
+    out = out
+      .replace(whole, () => `_saffronFillShim(${name}, {\n${entries}\n${indent.slice(2)}});`)
+      .replace(instantiation, () => `${name} = _saffronJsShim(${JSON.stringify(keys)});`);
+  }
+  return out === body ? body : out + JS_SHIM_HELPERS;
+}
+
 /** The parameter name of the real global object in {@link ComponentArtifacts.source}. */
 export const REAL_GLOBAL_PARAMETER = 'realGlobal';
 
@@ -381,7 +446,7 @@ function functionBody(js: string): string {
     );
   const plain = `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
   if (!header) return plain;
-  const fast = `'use strict';\n${SCOPE}\n${syncHostCalls(body)}\nreturn instantiate;`;
+  const fast = `'use strict';\n${SCOPE}\n${jsShims(syncHostCalls(body))}\nreturn instantiate;`;
   try {
     // the rewrites are textual: should one ever produce what does not parse, run jco's own
     // eslint-disable-next-line @typescript-eslint/no-implied-eval

@@ -137,7 +137,7 @@ describe('WebAssembly components', () => {
     await expect(residue()).resolves.toEqual(first);
   });
 
-  it('evaluates jco’s runtime once per thread, and host calls skip its task bookkeeping', async () => {
+  it('evaluates jco’s runtime once per thread; host calls skip its task bookkeeping and shims', async () => {
     // the shape of jco's output both rely on: if a jco upgrade changes it, calls still run
     // (unchanged code), only slower — this test says so
     for (const guest of [components.echo, typed]) {
@@ -155,6 +155,9 @@ describe('WebAssembly components', () => {
     // every import's configuration for the async machinery is built only if it is needed
     expect(text).not.toMatch(/_lowerImportBackwardsCompat\.bind\(/);
     expect(text.split('_saffronSyncImport(0, _trampoline').length - 1).toBe(2 * hostTasks);
+    // jco's shim and fixup modules are JavaScript: two core instances per call instead of four
+    expect(text.match(/= instantiateCore\(/g)).toHaveLength(2);
+    expect(text).toContain('_saffronFillShim(');
   });
 
   it('compiles a component once per thread; later calls reuse it', async () => {
