@@ -280,11 +280,15 @@ function _saffronLowerSync(args, ...params) {
 }
 `;
 
-/** `body` with the synchronous host calls' fast way in (see {@link SYNC_PREAMBLE}). */
-function syncHostCalls(body: string): string {
+/**
+ * `body` with the synchronous host calls' fast way in (see {@link SYNC_PREAMBLE}); `runtime`
+ * is jco's runtime, moved in front of `instantiate`, where the helpers find the functions they
+ * fall back to.
+ */
+function syncHostCalls(body: string, runtime: string): string {
   if (
-    !/^\s*function _lowerImportBackwardsCompat\(/m.test(body) ||
-    !/^\s*function _checkMayLeave\(/m.test(body)
+    !/^\s*function _lowerImportBackwardsCompat\(/m.test(runtime) ||
+    !/^\s*function _checkMayLeave\(/m.test(runtime)
   )
     return body;
   let rewritten = 0;
@@ -424,19 +428,21 @@ export const REAL_GLOBAL_PARAMETER = 'realGlobal';
 
 function functionBody(js: string): string {
   const header = HEADER.exec(js);
-  let body: string;
-  if (!header) body = js.replace(/^export function instantiate\(/m, 'function instantiate(');
-  else {
+  let body = js.replace(/^export function instantiate\(/m, 'function instantiate(');
+  // the runtime, when it could be moved out of `instantiate`
+  let runtime: string | undefined;
+  if (header) {
     const start = header.index + header[0].length;
     const split = js.slice(start).search(FIRST_INSTANCE_LINE);
     const prelude = split < 0 ? '' : js.slice(start, start + split);
-    body =
-      split < 0 || READS_PARAMETERS.test(prelude.replace(LINE_COMMENT, ''))
-        ? js.replace(/^export function instantiate\(/m, 'function instantiate(')
-        : js.slice(0, header.index) +
-          prelude +
-          header[0].replace(/^export /, '') +
-          js.slice(start + split);
+    if (split >= 0 && !READS_PARAMETERS.test(prelude.replace(LINE_COMMENT, ''))) {
+      runtime = prelude;
+      body =
+        js.slice(0, header.index) +
+        prelude +
+        header[0].replace(/^export /, '') +
+        js.slice(start + split);
+    }
   }
   body = body.replace(/^export const _util\b/m, 'const _util');
   if (/^\s*(export|import)\s/m.test(body) || !body.includes('function instantiate('))
@@ -445,8 +451,8 @@ function functionBody(js: string): string {
       'the transpiled component has a shape this runtime does not know (jco version?)',
     );
   const plain = `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
-  if (!header) return plain;
-  const fast = `'use strict';\n${SCOPE}\n${jsShims(syncHostCalls(body))}\nreturn instantiate;`;
+  if (runtime === undefined) return plain;
+  const fast = `'use strict';\n${SCOPE}\n${jsShims(syncHostCalls(body, runtime))}\nreturn instantiate;`;
   try {
     // the rewrites are textual: should one ever produce what does not parse, run jco's own
     // eslint-disable-next-line @typescript-eslint/no-implied-eval
