@@ -17,7 +17,7 @@
  * bytes that were verified just before transpiling, so an entry can never go stale: it is a
  * memo of a pure function, shared by every runner of the process — the many edge agents of
  * one process included — and bounded (least recently used first out). The artifacts are
- * copied once into SharedArrayBuffers, so handing them to a thread on every call copies
+ * copied once into a SharedArrayBuffer, so handing them to a thread on every call copies
  * nothing.
  *
  * jco is loaded on first use only: a process that never sees a component never loads it.
@@ -67,7 +67,8 @@ export type ComponentEntry =
 export interface ComponentArtifacts {
   /**
    * Body of a function of the global object (parameter {@link REAL_GLOBAL_PARAMETER})
-   * returning jco's `instantiate`, UTF-8 in a SharedArrayBuffer.
+   * returning jco's `instantiate`, UTF-8. It and the core modules are views of one
+   * SharedArrayBuffer.
    */
   source: Uint8Array;
   /** The core modules, by the name the generated code asks `getCoreModule` for. */
@@ -125,11 +126,20 @@ function provided(name: string): boolean {
   return PROVIDED.has(unversioned(name)) && (version === undefined || version.startsWith('0.2.'));
 }
 
-const shared = (bytes: Uint8Array): Uint8Array => {
-  const copy = new Uint8Array(new SharedArrayBuffer(bytes.length));
-  copy.set(bytes);
-  return copy;
-};
+/**
+ * `parts` copied into one SharedArrayBuffer, as views of it: a message carrying them all
+ * clones one shared buffer, not one per part (each costs a thread a few microseconds a call).
+ */
+function sharedTogether(parts: Uint8Array[]): Uint8Array[] {
+  const buffer = new SharedArrayBuffer(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  return parts.map((part) => {
+    const view = new Uint8Array(buffer, at, part.length);
+    view.set(part);
+    at += part.length;
+    return view;
+  });
+}
 
 const unversioned = (name: string) => name.replace(/@[^/@]*$/, '');
 
@@ -156,13 +166,17 @@ const HEADER =
  * jco (1.35) emits its whole runtime — thousands of lines of classes and helpers for the
  * component model's task and resource bookkeeping — inside `instantiate`, so every call would
  * create all of it again: about 5 ms, thirty times a preview1 instantiation. That runtime is
- * the indented part before the first top-level line (`const module0 = getCoreModule(…)`) and
- * reads none of `instantiate`'s parameters, so it is moved in front of it: evaluated once
- * when a thread loads the component, while the core instances, the imports and the trampolines
- * stay per call. Its bookkeeping then outlives a call; the worker evaluates it afresh after
- * any call that did not return cleanly (componentWorker.ts). Output of another shape runs
- * unchanged, only slower.
+ * the part before the first core module (`const module0 = getCoreModule(…)`; its indentation
+ * is not a guide: jco's is uneven) and reads none of `instantiate`'s parameters (only its
+ * comments name them), so it is moved in front of it: evaluated once when a thread loads the
+ * component, while the core instances, the imports and the trampolines stay per call. Its
+ * bookkeeping then outlives a call; the worker evaluates it afresh after any call that did not
+ * return cleanly (componentWorker.ts). Output of another shape — a runtime whose code names a
+ * parameter, no `module0` — runs unchanged, only slower.
  */
+const FIRST_INSTANCE_LINE = /^[ \t]*const module0 = getCoreModule\(/m;
+const READS_PARAMETERS = /\b(getCoreModule|imports|instantiateCore)\b/;
+const LINE_COMMENT = /^[ \t]*\/\/.*$/gm;
 /**
  * The scope jco's code runs in, given as the names it reads from the global scope:
  * - Where the engine has no JSPI (Node 20), it calls `WebAssembly.promising` in a try/catch
@@ -180,24 +194,255 @@ const SCOPE = [
   'const globalThis = Object.create(realGlobal, { process: { value: undefined }, WebAssembly: { value: WebAssembly } });',
 ].join('\n');
 
+/**
+ * Host calls without jco's task bookkeeping.
+ *
+ * jco (1.35) gives every call of a host import two tasks of the component model's async
+ * machinery: `_lowerImportBackwardsCompat` opens a subtask of the guest's task (a waitable
+ * with a promise, call metadata, state checks), then the trampoline opens a host task
+ * (another such object, registered in the component's task lists), enters it, resolves it,
+ * whose resolution resolves the subtask, whose result is what the guest gets. For a
+ * synchronous import lowered synchronously — every import of a WASI 0.2 guest, and all our
+ * host offers — none of it changes the outcome: the trampoline itself lifts the arguments
+ * and lowers the result into the guest's memory; the host answers at once; nothing can run
+ * in between. A preview1 guest adapted by `jco new` makes about ten such calls per run, and
+ * the bookkeeping was most of a call's time and garbage.
+ *
+ * So each trampoline whose task preamble has the expected shape gets a second way in: called
+ * by {@link SYNC_HOST_HELPERS}' `_saffronSyncImport` (or `_saffronLowerSync`, see
+ * {@link lazyConfigs}), it takes a plain task object that records its result instead of
+ * creating the two (the may-leave check, the lifting and lowering, the resource borrows and
+ * the error handling are jco's, unchanged). Calls that are asynchronous by their type or
+ * lowering go the original way, and so does any trampoline not recognised. Measured on the
+ * bench's preview1 command, this and {@link lazyConfigs} took a call on the thread from about
+ * 0.31 to 0.13 ms (the runtime evaluated once, above, had taken it from 0.66).
+ */
+const SYNC_PREAMBLE =
+  /\n([ \t]*)let parentTask;\n\s*let task;\n\s*let subtask;\n(\s*const createTask = \(\) => \{\n\s*const results = createNewCurrentTask\(\{\n\s*componentIdx: -1,[\s\S]*?\n\s*taskCreation: \{[\s\S]*?\n\1\})\n\s*\n\s*const started = task\.enterSync\(\);/;
+const TRAMPOLINE =
+  /^([ \t]*)const (_trampoline\d+) = function\([^)]*\) \{\n[\s\S]*?^\1\2\.fnName = [^\n]*\n/gm;
+
+const SYNC_HOST_HELPERS = `
+let _saffronPendingHostTask = null;
+let _saffronHostTaskIds = 0;
+/** The host task of a synchronous host call: the parts of jco's task its trampolines use. */
+class _SaffronSyncHostTask {
+  #id = --_saffronHostTaskIds;
+  #result;
+  #resolved = false;
+  enterSync() { return true; }
+  componentIdx() { return -1; }
+  id() { return this.#id; }
+  setParentSubtask() {}
+  getParentSubtask() { return undefined; }
+  setErrored() {}
+  reject() {}
+  exit() {}
+  resolve(results) {
+    if (this.#resolved) throw new Error('host task resolved twice');
+    if (results.length > 1) throw new Error('unexpected number of results');
+    this.#resolved = true;
+    this.#result = results[0];
+  }
+  result() {
+    if (!this.#resolved) throw new Error('the host import returned no result');
+    return this.#result;
+  }
+}
+function _saffronSyncImport(componentIdx, importFn, config) {
+  if (importFn._saffronSync !== true || importFn.manuallyAsync)
+    return _saffronLowerSync.bind(null, config());
+  return function (...params) {
+    _checkMayLeave(componentIdx);
+    const task = new _SaffronSyncHostTask();
+    _saffronPendingHostTask = task;
+    try {
+      importFn(...params);
+    } finally {
+      _saffronPendingHostTask = null;
+    }
+    return task.result();
+  };
+}
+function _saffronLowerSync(args, ...params) {
+  const { isAsync, isManualAsync, funcTypeIsAsync, importFn, componentIdx } = args;
+  if (isAsync || isManualAsync || funcTypeIsAsync || importFn._saffronSync !== true)
+    return _lowerImportBackwardsCompat(args, ...params);
+  _checkMayLeave(componentIdx);
+  const task = new _SaffronSyncHostTask();
+  _saffronPendingHostTask = task;
+  try {
+    importFn(...params);
+  } finally {
+    _saffronPendingHostTask = null;
+  }
+  return task.result();
+}
+`;
+
+/**
+ * `body` with the synchronous host calls' fast way in (see {@link SYNC_PREAMBLE}); `runtime`
+ * is jco's runtime, moved in front of `instantiate`, where the helpers find the functions they
+ * fall back to.
+ */
+function syncHostCalls(body: string, runtime: string): string {
+  if (
+    !/^\s*function _lowerImportBackwardsCompat\(/m.test(runtime) ||
+    !/^\s*function _checkMayLeave\(/m.test(runtime)
+  )
+    return body;
+  let rewritten = 0;
+  const out = body.replace(TRAMPOLINE, (trampoline: string, indent: string, name: string) => {
+    const preamble = SYNC_PREAMBLE.exec(trampoline);
+    if (!preamble) return trampoline;
+    rewritten++;
+    const [whole, inner, original] = preamble;
+    const fast =
+      `\n${inner}let parentTask;\n${inner}let task;\n${inner}let subtask;\n` +
+      `${inner}if (_saffronPendingHostTask !== null) {\n` +
+      `${inner}  task = _saffronPendingHostTask;\n${inner}  _saffronPendingHostTask = null;\n` +
+      `${inner}} else {\n${original}\n${inner}}\n${inner}const started = task.enterSync();`;
+    return `${trampoline.replace(whole, () => fast)}${indent}${name}._saffronSync = true;\n`;
+  });
+  if (rewritten === 0) return body;
+  return (
+    lazyConfigs(out).replace(/_lowerImportBackwardsCompat\.bind\(/g, '_saffronLowerSync.bind(') +
+    SYNC_HOST_HELPERS
+  );
+}
+
+const LOWERING = /_lowerImportBackwardsCompat\.bind\(\s*null,\s*\{/g;
+
+/**
+ * Call configurations built only if needed. Each host import's lowering is jco's
+ * `_lowerImportBackwardsCompat` bound to a configuration object that also carries the
+ * functions lifting its parameters and lowering its results for the async machinery —
+ * closures over the instance's tables, built by helpers that index their cases: a few dozen
+ * per instance, rebuilt at every instantiation, and never read on the synchronous way in,
+ * where the trampoline lifts and lowers itself. Where the configuration says, at its top
+ * level, `isAsync: false`, `funcTypeIsAsync: false` and which trampoline and component it is
+ * for, the binding becomes `_saffronSyncImport(component, trampoline, () => configuration)`,
+ * which builds the configuration only when it falls back to the original way (a trampoline
+ * not rewritten, or marked manually async at instantiation). Any other binding stays as it
+ * is, on `_saffronLowerSync`'s check at each call.
+ */
+function lazyConfigs(body: string): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const match of body.matchAll(LOWERING)) {
+    const open = match.index + match[0].length - 1;
+    const close = closingBracket(body, open);
+    const tail = close < 0 ? null : /^\s*,?\s*\)/.exec(body.slice(close + 1));
+    if (!tail || match.index < at) continue;
+    const config = body.slice(open, close + 1);
+    const indent = /^\{\n([ \t]+)\S/.exec(config)?.[1];
+    if (indent === undefined) continue;
+    const key = (name: string) =>
+      new RegExp(`\\n${indent}${name}: ([^\\n]*?),\\n`).exec(config)?.[1];
+    const importFn = key('importFn');
+    const componentIdx = key('componentIdx');
+    if (
+      key('isAsync') !== 'false' ||
+      key('funcTypeIsAsync') !== 'false' ||
+      !/^_trampoline\d+$/.test(importFn ?? '') ||
+      !/^\d+$/.test(componentIdx ?? '')
+    )
+      continue;
+    parts.push(
+      body.slice(at, match.index),
+      `_saffronSyncImport(${componentIdx}, ${importFn}, () => (${config}))`,
+    );
+    at = close + 1 + tail[0].length;
+  }
+  parts.push(body.slice(at));
+  return parts.join('');
+}
+
+const JS_SHIM_HELPERS = `
+const _saffronShimTargets = Symbol('targets');
+function _saffronJsShim(keys) {
+  const targets = Object.create(null);
+  const shim = { [_saffronShimTargets]: targets };
+  for (const key of keys) {
+    shim[key] = function (...args) {
+      const target = targets[key];
+      if (target === undefined) throw new WebAssembly.RuntimeError('uninitialized element');
+      return target(...args);
+    };
+  }
+  return shim;
+}
+function _saffronFillShim(shim, actual) {
+  Object.assign(shim[_saffronShimTargets], actual);
+}
+`;
+
+const SHIM_INSTANCE = /\(\{ exports: (exports\d+) \} = instantiateCore\((module\d+)\)\);/g;
+
+/**
+ * jco's indirection shims as JavaScript. Core instances import functions that exist only
+ * once later instances do (the guest imports the adapter's `fd_write`, the adapter imports
+ * lowered host functions that need the guest's memory), so jco instantiates a shim module
+ * — a table and functions that call through it — for them to import, and after the last
+ * instance a fixup module whose only work is to fill that table. Two core instances more
+ * per call, with their tables and the engine's bookkeeping: on the bench's command, a fifth
+ * of making an instance (0.058 → 0.046 ms), and garbage the thread collects in full every
+ * few hundred calls. Here the shim is an object of JavaScript functions that call the same targets,
+ * set by `_saffronFillShim` where the fixup instance was made: the same calls in the same
+ * order, an unset entry trapping as the table's would. Only when the shim's exports are used
+ * for nothing else, the fixup's exports for nothing, and every entry used is one it fills.
+ */
+function jsShims(body: string): string {
+  let out = body;
+  for (const shim of body.matchAll(SHIM_INSTANCE)) {
+    const [instantiation, name] = shim;
+    const fixup = new RegExp(
+      String.raw`\(\{ exports: (exports\d+) \} = instantiateCore\(module\d+, \{\n([ \t]*)actual: \{\n([\s\S]*?)\n\2\},\n\2shim: \{\n[ \t]*\$imports: ${name}\.\$imports,\n\2\},\n[ \t]*\}\)\);`,
+    ).exec(out);
+    if (!fixup) continue;
+    const [whole, fixupExports, , entries] = fixup;
+    const indent = /^([ \t]*)'/.exec(entries!)?.[1];
+    if (indent === undefined) continue;
+    const keys = [...entries!.matchAll(new RegExp(`^${indent}'(\\d+)': `, 'gm'))].map((m) => m[1]!);
+    const used = [...out.matchAll(new RegExp(String.raw`\b${name}\['(\d+)'\]`, 'g'))].map(
+      (m) => m[1]!,
+    );
+    const mentions = out.match(new RegExp(String.raw`\b${name}\b`, 'g'))?.length ?? 0;
+    const fixupMentions = out.match(new RegExp(String.raw`\b${fixupExports}\b`, 'g'))?.length ?? 0;
+    if (
+      keys.length === 0 ||
+      !used.every((key) => keys.includes(key)) ||
+      mentions !== used.length + 3 || // its declaration, its instantiation, the fixup
+      fixupMentions !== 2 // its declaration, the fixup
+    )
+      continue;
+    out = out
+      .replace(whole, () => `_saffronFillShim(${name}, {\n${entries}\n${indent.slice(2)}});`)
+      .replace(instantiation, () => `${name} = _saffronJsShim(${JSON.stringify(keys)});`);
+  }
+  return out === body ? body : out + JS_SHIM_HELPERS;
+}
+
 /** The parameter name of the real global object in {@link ComponentArtifacts.source}. */
 export const REAL_GLOBAL_PARAMETER = 'realGlobal';
 
 function functionBody(js: string): string {
   const header = HEADER.exec(js);
-  let body: string;
-  if (!header) body = js.replace(/^export function instantiate\(/m, 'function instantiate(');
-  else {
+  let body = js.replace(/^export function instantiate\(/m, 'function instantiate(');
+  // the runtime, when it could be moved out of `instantiate`
+  let runtime: string | undefined;
+  if (header) {
     const start = header.index + header[0].length;
-    const split = js.slice(start).search(/^\S/m);
+    const split = js.slice(start).search(FIRST_INSTANCE_LINE);
     const prelude = split < 0 ? '' : js.slice(start, start + split);
-    body =
-      split < 0 || /\b(getCoreModule|imports|instantiateCore)\b/.test(prelude)
-        ? js.replace(/^export function instantiate\(/m, 'function instantiate(')
-        : js.slice(0, header.index) +
-          prelude +
-          header[0].replace(/^export /, '') +
-          js.slice(start + split);
+    if (split >= 0 && !READS_PARAMETERS.test(prelude.replace(LINE_COMMENT, ''))) {
+      runtime = prelude;
+      body =
+        js.slice(0, header.index) +
+        prelude +
+        header[0].replace(/^export /, '') +
+        js.slice(start + split);
+    }
   }
   body = body.replace(/^export const _util\b/m, 'const _util');
   if (/^\s*(export|import)\s/m.test(body) || !body.includes('function instantiate('))
@@ -205,7 +450,48 @@ function functionBody(js: string): string {
       'WASM_TRANSPILE_FAILED',
       'the transpiled component has a shape this runtime does not know (jco version?)',
     );
-  return `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
+  const plain = `'use strict';\n${SCOPE}\n${body}\nreturn instantiate;`;
+  if (runtime === undefined) return plain;
+  const fast = `'use strict';\n${SCOPE}\n${jsShims(syncHostCalls(body, runtime))}\nreturn instantiate;`;
+  try {
+    // the rewrites are textual: should one ever produce what does not parse, run jco's own
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    new Function(REAL_GLOBAL_PARAMETER, fast);
+    return fast;
+  } catch {
+    return plain;
+  }
+}
+
+const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+/**
+ * Where the bracket opened at `open` closes, skipping quoted strings and comments; -1 when a
+ * template literal, a mismatched bracket or anything unexpected makes that unsure.
+ */
+function closingBracket(text: string, open: number): number {
+  const expected: string[] = [];
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      for (i++; i < text.length && text[i] !== c; i++) {
+        if (text[i] === '\\') i++;
+        else if (text[i] === '\n') return -1;
+      }
+    } else if (c === '`') return -1;
+    else if (c === '/' && text[i + 1] === '/') {
+      i = text.indexOf('\n', i);
+      if (i < 0) return -1;
+    } else if (c === '/' && text[i + 1] === '*') {
+      i = text.indexOf('*/', i + 2) + 1;
+      if (i <= 0) return -1;
+    } else if (CLOSER[c]) expected.push(CLOSER[c]);
+    else if (c === ')' || c === ']' || c === '}') {
+      if (expected.pop() !== c) return -1;
+      if (expected.length === 0) return i;
+    }
+  }
+  return -1;
 }
 
 /**
@@ -249,9 +535,14 @@ export async function transpileComponent(bytes: Uint8Array): Promise<ComponentAr
   if (!js) throw new WasmError('WASM_TRANSPILE_FAILED', 'jco produced no component.js');
   const cores = Object.entries(result.files)
     .filter(([name]) => name.endsWith('.wasm'))
-    .map(([name, core]) => ({ name, bytes: shared(core) }));
-  const source = shared(Buffer.from(functionBody(Buffer.from(js).toString('utf8')), 'utf8'));
-  return { source, cores, entry };
+    .map(([name, core]) => ({ name, bytes: core }));
+  const text = Buffer.from(functionBody(Buffer.from(js).toString('utf8')), 'utf8');
+  const [source, ...coreBytes] = sharedTogether([text, ...cores.map((core) => core.bytes)]);
+  return {
+    source: source!,
+    cores: cores.map((core, i) => ({ name: core.name, bytes: coreBytes[i]! })),
+    entry,
+  };
 }
 
 /** Most transpiled components kept in memory by one process. */

@@ -7,7 +7,9 @@
  * component is killed at its timeout and the pool keeps working, the memory cap applies to
  * every core module, stdout is bounded, no file can be opened, an import outside the WASI 0.2
  * subset (sockets) is refused before anything runs, and a call to an unimplemented member of a
- * provided interface is refused when it is made.
+ * provided interface is refused when it is made. Every call sees a fresh instance (nothing an
+ * earlier call wrote), and the transpiled code has the shape the fast paths rely on (jco's
+ * runtime outside `instantiate`, host calls without task bookkeeping; transpile.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,6 +20,7 @@ import {
   type WasmCallResult,
   type WasmRunner,
 } from '../../runtime/wasm/index.js';
+import { transpileComponent } from '../../runtime/wasm/transpile.js';
 import {
   compileWat,
   compileWatGuests,
@@ -32,7 +35,7 @@ import {
   typedComponent,
 } from './componentGuests.js';
 
-const AS_COMPONENTS = ['echo', 'loop', 'exit7', 'grow', 'bigMemory', 'flood'] as const;
+const AS_COMPONENTS = ['echo', 'loop', 'exit7', 'grow', 'bigMemory', 'flood', 'residue'] as const;
 
 let modules: Record<WatGuestName, Guest>;
 let components: Record<(typeof AS_COMPONENTS)[number], Guest>;
@@ -105,6 +108,56 @@ describe('WebAssembly components', () => {
       expect(asModule).toMatchObject({ ok: true, output: { echo: input, guest: 'wat' } });
       expect(asComponent.ok && asComponent.output).toEqual(asModule.ok && asModule.output);
     }
+  });
+
+  it('gives every call of a component a fresh instance: nothing of an earlier call is left', async () => {
+    const single = createWasmRunner({
+      source: mapWasmSource(binaries),
+      maxThreads: 1,
+      memoryLimitMb: 4,
+    });
+    runners.push(single);
+    const residue = async () => {
+      const result = await single.run({
+        hash: components.residue.hash,
+        input: {},
+        timeoutMs: 5000,
+      });
+      if (!result.ok) throw result.error;
+      return result.output;
+    };
+    const first = await residue();
+    // the adapter's own state sits in the last page: `last` is its, the same every time
+    expect(first).toMatchObject({ word: 0 });
+    for (let i = 0; i < 4; i++) await expect(residue()).resolves.toEqual(first);
+    // after a call that did not end cleanly, too
+    expect(
+      failed(await single.run({ hash: components.exit7.hash, input: {}, timeoutMs: 5000 })).code,
+    ).toBe('WASM_EXIT_NONZERO');
+    await expect(residue()).resolves.toEqual(first);
+  });
+
+  it('evaluates jco’s runtime once per thread; host calls skip its task bookkeeping and shims', async () => {
+    // the shape of jco's output both rely on: if a jco upgrade changes it, calls still run
+    // (unchanged code), only slower — this test says so
+    for (const guest of [components.echo, typed]) {
+      const text = Buffer.from((await transpileComponent(guest.bytes)).source).toString('utf8');
+      const instantiateAt = text.indexOf('function instantiate(');
+      expect(text.indexOf('function createNewCurrentTask(')).toBeGreaterThan(-1);
+      expect(text.indexOf('function createNewCurrentTask(')).toBeLessThan(instantiateAt);
+    }
+    const text = Buffer.from((await transpileComponent(components.echo.bytes)).source).toString(
+      'utf8',
+    );
+    const hostTasks = text.split('taskCreation: {').length - 1;
+    expect(hostTasks).toBeGreaterThan(5); // stdio handles, reads, writes, preopens
+    expect(text.split('._saffronSync = true;').length - 1).toBe(hostTasks);
+    // every import's configuration for the async machinery is built only if it is needed
+    expect(text).not.toMatch(/_lowerImportBackwardsCompat\.bind\(/);
+    expect(text.split('_saffronSyncImport(0, _trampoline').length - 1).toBe(2 * hostTasks);
+    // jco's shim and fixup modules are JavaScript: two core instances per call instead of four
+    expect(text.match(/= instantiateCore\(/g)).toHaveLength(2);
+    expect(text).toContain('_saffronFillShim(');
   });
 
   it('compiles a component once per thread; later calls reuse it', async () => {
