@@ -85,6 +85,9 @@ const HEX_DIGEST = /(?<![0-9a-z])[0-9a-f]{32,}(?![0-9a-z])/gi;
 /** What a UUID or digest is replaced by before the scan: a letter, which ends any number. */
 const TAKEN_OUT = 'x';
 
+/** `text` with its UUIDs and hex digests taken out, as the scan reads it. */
+const withoutIds = (text: string) => text.replace(UUID, TAKEN_OUT).replace(HEX_DIGEST, TAKEN_OUT);
+
 /** The most characters between two printed groups of a card number. */
 const MAX_SEPARATOR = 3;
 
@@ -139,24 +142,35 @@ export function mayHoldPan(text: string): boolean {
  * both false — decided in two passes over the character codes, without parsing. It says so
  * only for the texts where the document cannot hold more than the text shows: plain ASCII
  * (no digit of another script), no backslash (every string and key stands in the text as it
- * is), no `[` (no array whose strings the detector would join) and no number in exponent form
- * (`1e15` is a 16-digit integer with no run of digits); for those, any card number of a
+ * is), no array but empty ones (the detector joins an array's strings) and no number in
+ * exponent form (`1e15` is a 16-digit integer with no run of digits); for those, any card number of a
  * string, a key or a number has the shape {@link mayHoldPan} looks for in the text itself.
- * Every other text answers true: the caller parses and scans. Nearly every document the
- * stores write (a state, an audit or log row) is such a text.
+ * UUIDs and digests are taken out first, as the scan takes them out: none can span a string's
+ * quotes, so each string loses in the text what the scan of that string takes out. Every
+ * other text answers true: the caller parses and scans. Nearly every document the stores
+ * write (a state, an audit or log row) is such a text.
  */
 export function jsonTextMayHoldPan(text: string): boolean {
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c > 0x7f || c === 0x5c /* backslash */ || c === 0x5b /* [ */) return true;
+    if (c > 0x7f || c === 0x5c /* backslash */) return true;
     if (c === 0x22 /* " */) inString = !inString;
-    else if (!inString && (c === 0x65 || c === 0x45) /* e E */ && i > 0) {
-      const p = text.charCodeAt(i - 1);
-      if (isDigitCode(p) || p === 0x2e /* . */) return true;
-    }
+    else if (inString) continue;
+    else if (c === 0x5b /* [ */ && text.charCodeAt(i + 1) !== 0x5d /* ] */) return true;
+    else if ((c === 0x65 || c === 0x45) /* e E */ && startsNumber(text, i)) return true;
   }
-  return mayHoldPan(text);
+  // ids and digests, taken out as the scan takes them out (no match spans a string's quotes)
+  return mayHoldPan(text) && mayHoldPan(withoutIds(text));
+}
+
+/** Whether the `e` at `at` is a JSON number's exponent: digits and dots back to a token start. */
+function startsNumber(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && (isDigitCode(text.charCodeAt(i)) || text.charCodeAt(i) === 0x2e)) i--;
+  if (i === at - 1) return false;
+  if (i >= 0 && text.charCodeAt(i) === 0x2d /* - */) i--;
+  return i < 0 || ':,[ \t\r\n'.includes(text[i]!);
 }
 
 /** Whether `text` contains something that looks like a clear card number. */
@@ -173,7 +187,7 @@ export function containsClearPan(text: string): boolean {
  * never spares a text it would flag; callers use {@link containsClearPan}.
  */
 export function scanForPan(ascii: string): boolean {
-  const scanned = ascii.replace(UUID, TAKEN_OUT).replace(HEX_DIGEST, TAKEN_OUT);
+  const scanned = withoutIds(ascii);
   const runs: { digits: string; start: number; end: number }[] = [];
   for (const match of scanned.matchAll(/\d+/g)) {
     const digits = match[0];

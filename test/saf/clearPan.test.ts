@@ -188,13 +188,22 @@ describe('the shape test before the scan', () => {
       expect([t, mayHoldPan(t)]).toEqual([t, false]);
     }
     const state = JSON.stringify({
-      id: '0195a3c2-7b1e-7cc0-9f00-3e1d2c4b5a69',
+      id: '01a22733-3231-71c9-97e4-b7cd577c11dc', // UUIDv7: digits, a dash, digits
+      hash: 'b4432eeda49d1bbd7dcab125ded1a552d5dfc4f78aa0d1d32eb6ca4752bda74d',
       amount_minor: 4999,
       card: { token: 'tok_4111', last4: '1111' },
       at: '2026-11-29T12:00:00.000Z',
       edge: { online: false },
     });
-    expect(jsonTextMayHoldPan(state)).toBe(false);
+    for (const t of [
+      state,
+      '01a22734-0e53-724e-9845-b02596b7e7e5',
+      'b4432eeda49d1bbd7dcab125ded1a552d5dfc4f78aa0d1d32eb6ca4752bda74d',
+      '{"value":"completed","context":{"saga":[],"attempt":0,"retryAt":null}}',
+    ])
+      expect([t, jsonTextMayHoldPan(t)]).toEqual([t, false]);
+    for (const t of ['{"a":-1.5e15}', '{"a":[1,2e14]}', '{"a":15E+14,"b":1}'])
+      expect([t, jsonTextMayHoldPan(t)]).toEqual([t, true]);
   });
 
   it('spares the look-alikes every stored row carries', () => {
