@@ -29,12 +29,12 @@ export function assertCardKey(key: Buffer): void {
     );
 }
 
-/** Ivs drawn from the system's random source at once, 256 at a time (one call per 256 records). */
+/** Bytes of ivs drawn from the random source at once: 256 ivs, one call per 256 records. */
 const IV_POOL_BYTES = IV_BYTES * 256;
 let ivPool = Buffer.alloc(0);
 let ivAt = 0;
 
-/** A fresh random iv: the next unused bytes of the pool, a new pool when it is spent (never reused). */
+/** A fresh random iv: the next unused bytes of the pool, a new pool once it is spent. */
 function nextIv(): Buffer {
   if (ivAt + IV_BYTES > ivPool.length) {
     ivPool = randomBytes(IV_POOL_BYTES);

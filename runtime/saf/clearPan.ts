@@ -143,8 +143,9 @@ export function mayHoldPan(text: string): boolean {
  * only for the texts where the document cannot hold more than the text shows: plain ASCII
  * (no digit of another script), no backslash (every string and key stands in the text as it
  * is), no array but empty ones (the detector joins an array's strings) and no number in
- * exponent form (`1e15` is a 16-digit integer with no run of digits); for those, any card number of a
- * string, a key or a number has the shape {@link mayHoldPan} looks for in the text itself.
+ * exponent form (`1e15` is a 16-digit integer with no run of digits); for those, any card
+ * number of a string, a key or a number has the shape {@link mayHoldPan} looks for in the
+ * text itself.
  * UUIDs and digests are taken out first, as the scan takes them out: none can span a string's
  * quotes, so each string loses in the text what the scan of that string takes out. Every
  * other text answers true: the caller parses and scans. Nearly every document the stores
