@@ -61,7 +61,9 @@
  *   the fraud rules on the runtime's WASM thread and commits as many WAL pages as a payment
  *   writes (31), durably — the hops and the disk a payment cannot skip, with no engine. No
  *   payment can have a shorter tail on this machine; `ratios.payment_p99_vs_floor_p99` is
- *   how much the engine adds to it.
+ *   how much the engine adds to it (`payment_p50_vs_floor_p50` at the median). The same
+ *   `--concurrency` POS clients then post to it at once (`baselines.floor_payments_per_s`):
+ *   `ratios.payments_per_s_vs_floor` is the agent's throughput against it.
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a
  *   fresh schema, dropped afterwards), from the first upload to the last acknowledgement
@@ -268,9 +270,21 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       const floorTimes = await oneAtATime(bare, floorWarmUp, payments);
       result.baselines.floor_payment_p50_ms = round(percentile(floorTimes, 50));
       result.baselines.floor_payment_p99_ms = round(percentile(floorTimes, 99));
+      result.ratios.payment_p50_vs_floor_p50 = round(
+        result.metrics.offline_payment_p50_ms / percentile(floorTimes, 50),
+      );
       result.ratios.payment_p99_vs_floor_p99 = round(
         result.metrics.offline_payment_p99_ms / percentile(floorTimes, 99),
       );
+      progress(`${payments} payments to the floor with ${concurrency} POS clients…`);
+      const floorElapsedMs = await client.call<number>({
+        kind: 'throughput',
+        ...bare,
+        from: 1_000_000,
+        count: payments,
+        concurrency,
+      });
+      result.baselines.floor_payments_per_s = round(payments / (floorElapsedMs / 1000));
     } finally {
       await floor.close();
     }
@@ -284,6 +298,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     });
     const perSecond = payments / (elapsedMs / 1000);
     result.metrics.payments_per_s = round(perSecond);
+    const floorPerSecond = result.baselines.floor_payments_per_s;
+    if (floorPerSecond) result.ratios.payments_per_s_vs_floor = round(perSecond / floorPerSecond);
     result.metrics.payment_commits_per_s = round(perSecond * COMMITS_PER_PAYMENT);
     result.ratios.payment_commits_vs_raw = round((perSecond * COMMITS_PER_PAYMENT) / raw);
     result.ratios.p99_vs_goal_5ms = round(result.metrics.offline_payment_p99_ms / 5);

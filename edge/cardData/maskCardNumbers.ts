@@ -14,7 +14,7 @@
  * still does, it is replaced whole. So a masked value never holds what the detector calls a
  * card number, whatever form the number took.
  */
-import { containsClearPan, findClearPan } from '../../runtime/index.js';
+import { containsClearPan, findClearPan, jsonTextMayHoldPan } from '../../runtime/index.js';
 
 /** Fewest digits a card number has. */
 const MIN_PAN_DIGITS = 13;
@@ -124,13 +124,38 @@ function parseDocument(text: string): object | undefined {
   }
 }
 
+/** Longest texts {@link maskStoredText} remembers, and how many (see there). */
+const REMEMBERED_MIN_CHARS = 512;
+const REMEMBERED_TEXTS = 8;
+/** Recent long texts that needed the full scan and held no card number. */
+const remembered = new Set<string>();
+
 /**
  * A stored text with its card numbers masked: a JSON document (a state, audit or log data
  * column) stays a JSON document of the same shape, masked member by member; any other text
  * is masked as text. A text without a card number is returned as it is.
+ *
+ * Masking is a function of the text alone, so the last few long texts that needed the full
+ * scan and held no card number are remembered: the same text written again — the definition
+ * snapshot every workflow row carries, a few kilobytes of JSON with arrays — is answered
+ * without being parsed and walked again. A text that held one is not kept in memory.
  */
 export function maskStoredText(text: string): string {
   if (!hasPanDigits(text)) return text;
+  // the detector's shape test over the text, which for a plain JSON text answers for its
+  // document too: most rows (a state, an audit or log row) are neither parsed nor walked
+  if (!jsonTextMayHoldPan(text)) return text;
+  if (text.length < REMEMBERED_MIN_CHARS) return scanAndMask(text);
+  if (remembered.has(text)) return text;
+  const masked = scanAndMask(text);
+  if (masked !== text) return masked;
+  if (remembered.size >= REMEMBERED_TEXTS) remembered.delete(remembered.values().next().value!);
+  remembered.add(text);
+  return text;
+}
+
+/** {@link maskStoredText} by parsing and scanning. */
+function scanAndMask(text: string): string {
   const document = parseDocument(text);
   if (document === undefined) return maskCardNumbers(text);
   if (!containsClearPan(text) && !findClearPan(document)) return text;

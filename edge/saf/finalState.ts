@@ -47,45 +47,55 @@ export function sanitizeFinalState(
   const forms = secrets.filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   const scrubSecrets = (text: string) => {
     let out = text;
-    for (const secret of forms) out = out.split(secret).join(REDACTED);
+    for (const secret of forms) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return out;
   };
+  // the keys and indexes down to the value walked; a path is spelled out only when reported
+  const trail: (string | number)[] = [];
+  const here = () => trail.reduce<string>(child, '$');
 
-  const walk = (value: unknown, path: string): unknown => {
+  const walk = (value: unknown): unknown => {
     if (typeof value === 'string') {
       const scrubbed = scrubSecrets(value);
       if (scrubbed !== value || findClearPan(scrubbed)) {
-        removed.push(path);
+        removed.push(here());
         return findClearPan(scrubbed) ? REDACTED : scrubbed;
       }
       return value;
     }
     if (typeof value === 'number') {
       if (findClearPan(value)) {
-        removed.push(path);
+        removed.push(here());
         return REDACTED;
       }
       return value;
     }
-    if (Array.isArray(value)) return value.map((item, i) => walk(item, child(path, i)));
+    if (Array.isArray(value))
+      return value.map((item, i) => {
+        trail.push(i);
+        const out = walk(item);
+        trail.pop();
+        return out;
+      });
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
       for (const [key, member] of Object.entries(value)) {
         if (containsClearPan(key) || scrubSecrets(key) !== key) {
           // the key itself is the leak: report where, never the key
-          removed.push(`${path} (a key)`);
+          removed.push(`${here()} (a key)`);
           continue;
         }
-        if (isCardDataKey(key)) {
-          removed.push(child(path, key));
-          continue;
-        }
-        Object.defineProperty(out, key, {
-          value: walk(member, child(path, key)),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        trail.push(key);
+        if (isCardDataKey(key)) removed.push(here());
+        else if (key === '__proto__')
+          Object.defineProperty(out, key, {
+            value: walk(member),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else out[key] = walk(member);
+        trail.pop();
       }
       return out;
     }
@@ -94,5 +104,5 @@ export function sanitizeFinalState(
 
   // a JSON round trip drops what JSON cannot carry (undefined members, functions)
   const { card: _card, ...rest } = JSON.parse(JSON.stringify(state)) as JsonObject;
-  return { state: walk(rest, '$') as JsonObject, removed };
+  return { state: walk(rest) as JsonObject, removed };
 }

@@ -85,6 +85,9 @@ const HEX_DIGEST = /(?<![0-9a-z])[0-9a-f]{32,}(?![0-9a-z])/gi;
 /** What a UUID or digest is replaced by before the scan: a letter, which ends any number. */
 const TAKEN_OUT = 'x';
 
+/** `text` with its UUIDs and hex digests taken out, as the scan reads it. */
+const withoutIds = (text: string) => text.replace(UUID, TAKEN_OUT).replace(HEX_DIGEST, TAKEN_OUT);
+
 /** The most characters between two printed groups of a card number. */
 const MAX_SEPARATOR = 3;
 
@@ -94,11 +97,98 @@ const SEPARATOR = /^[^\p{L}\p{N}]+$/u;
 /** Whether `text` holds at least {@link MIN_DIGITS} digits of any script: a card number's least. */
 const hasPanDigits = (text: string) => hasDigits(text, MIN_DIGITS);
 
+/** Whether the UTF-16 code unit `c` is an ASCII digit. */
+const isDigitCode = (c: number) => c >= 48 && c <= 57;
+/** Whether the UTF-16 code unit `c` is an ASCII letter. */
+const isLetterCode = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * Whether ASCII-digit `text` has the shape any card number the scan finds must have, in one
+ * pass over its character codes: a run of {@link MIN_DIGITS} digits or more, or a run of
+ * four or more followed by one to {@link MAX_SEPARATOR} characters that are not ASCII
+ * letters or digits and a run of three or more (the start of printed groups). The scan only
+ * takes UUIDs and digests out, replacing each with a letter, so every run and separator it
+ * reads stands as it is in `text`: a text without this shape holds no card number, and the
+ * scan — the regular expressions and the runs it collects — is spared for nearly every
+ * stored text (ids, RFC 3339 times, amounts, JSON documents of them). Any other non-letter
+ * character, non-ASCII ones too, counts as a separator here, so the test only errs towards
+ * scanning.
+ */
+export function mayHoldPan(text: string): boolean {
+  let run = 0; // digits in the current run
+  let before = 0; // digits in the run before the current gap, while it may start printed groups
+  let gap = 0; // characters since that run ended
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    if (isDigitCode(c)) {
+      if (++run >= MIN_DIGITS) return true;
+      continue;
+    }
+    if (run > 0) {
+      if (before >= 4 && gap >= 1 && gap <= MAX_SEPARATOR && run >= 3) return true;
+      before = run;
+      gap = 0;
+      run = 0;
+    }
+    gap++;
+    if (isLetterCode(c) || gap > MAX_SEPARATOR) before = 0;
+  }
+  return false;
+}
+
+/**
+ * False only when neither `text` nor, if it is JSON, the value it parses to holds what the
+ * detector calls a card number — `containsClearPan(text)` and `findClearPan(JSON.parse(text))`
+ * both false — decided in two passes over the character codes, without parsing. It says so
+ * only for the texts where the document cannot hold more than the text shows: plain ASCII
+ * (no digit of another script), no backslash (every string and key stands in the text as it
+ * is), no array but empty ones (the detector joins an array's strings) and no number in
+ * exponent form (`1e15` is a 16-digit integer with no run of digits); for those, any card
+ * number of a string, a key or a number has the shape {@link mayHoldPan} looks for in the
+ * text itself.
+ * UUIDs and digests are taken out first, as the scan takes them out: none can span a string's
+ * quotes, so each string loses in the text what the scan of that string takes out. Every
+ * other text answers true: the caller parses and scans. Nearly every document the stores
+ * write (a state, an audit or log row) is such a text.
+ */
+export function jsonTextMayHoldPan(text: string): boolean {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f || c === 0x5c /* backslash */) return true;
+    if (c === 0x22 /* " */) inString = !inString;
+    else if (inString) continue;
+    else if (c === 0x5b /* [ */ && text.charCodeAt(i + 1) !== 0x5d /* ] */) return true;
+    else if ((c === 0x65 || c === 0x45) /* e E */ && startsNumber(text, i)) return true;
+  }
+  // ids and digests, taken out as the scan takes them out (no match spans a string's quotes)
+  return mayHoldPan(text) && mayHoldPan(withoutIds(text));
+}
+
+/** Whether the `e` at `at` is a JSON number's exponent: digits and dots back to a token start. */
+function startsNumber(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && (isDigitCode(text.charCodeAt(i)) || text.charCodeAt(i) === 0x2e)) i--;
+  if (i === at - 1) return false;
+  if (i >= 0 && text.charCodeAt(i) === 0x2d /* - */) i--;
+  return i < 0 || ':,[ \t\r\n'.includes(text[i]!);
+}
+
 /** Whether `text` contains something that looks like a clear card number. */
 export function containsClearPan(text: string): boolean {
   // most texts (keys, codes, short values) cannot hold one: no scan for them
   if (!hasPanDigits(text)) return false;
-  const scanned = toAsciiDigits(text).replace(UUID, TAKEN_OUT).replace(HEX_DIGEST, TAKEN_OUT);
+  const ascii = toAsciiDigits(text);
+  return mayHoldPan(ascii) && scanForPan(ascii);
+}
+
+/**
+ * The scan of ASCII-digit `ascii` itself, UUIDs and digests taken out: a run of 13–19 digits
+ * that passes Luhn, or printed groups that do. Exported for the test that {@link mayHoldPan}
+ * never spares a text it would flag; callers use {@link containsClearPan}.
+ */
+export function scanForPan(ascii: string): boolean {
+  const scanned = withoutIds(ascii);
   const runs: { digits: string; start: number; end: number }[] = [];
   for (const match of scanned.matchAll(/\d+/g)) {
     const digits = match[0];

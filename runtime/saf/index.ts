@@ -18,7 +18,13 @@ export {
   verifyTransactionRecord,
 } from './signature.js';
 export { CARD_DATA_KEYS, isCardDataKey, normalizeMemberName } from './cardDataKeys.js';
-export { containsClearPan, findClearPan, luhnValid, type ClearPanHit } from './clearPan.js';
+export {
+  containsClearPan,
+  findClearPan,
+  jsonTextMayHoldPan,
+  luhnValid,
+  type ClearPanHit,
+} from './clearPan.js';
 export {
   MAX_SUMMARY_BATCH,
   MAX_SUMMARY_BYTES,

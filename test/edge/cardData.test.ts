@@ -62,6 +62,23 @@ describe('masking card numbers', () => {
     expect(containsClearPan(masked)).toBe(false);
   });
 
+  it('masks long documents written again and again, each time they hold a card number', () => {
+    // long enough to be remembered once found clean, with arrays so each needs the full scan
+    const steps = Array.from({ length: 40 }, (_, i) => ({ name: `step_${i}`, at: [i, i + 1] }));
+    const clean = JSON.stringify({ steps, ref: '4111 1111' });
+    const leaky = JSON.stringify({ steps, ref: '4111 1111 1111 1111' });
+    expect(clean.length).toBeGreaterThan(512);
+    for (let round = 0; round < 3; round++) {
+      expect(maskStoredText(clean)).toBe(clean);
+      const masked = maskStoredText(leaky);
+      expect(masked).not.toBe(leaky);
+      expect(JSON.parse(masked)).toEqual({ steps, ref: '**** **** **** 1111' });
+    }
+    // and a text the shape test spares is left alone without being parsed
+    const plain = JSON.stringify({ id: '01a22734-0e53-724e-9845-b02596b7e7e5', amount: 1250 });
+    expect(maskStoredText(plain)).toBe(plain);
+  });
+
   it('refuses a state holding a card number, naming only its path', () => {
     expect(refuseCardState({ card: { token: 'tok_1', last4: '1111' } }, 'read')).toBeUndefined();
     const refused = refuseCardState({ receipt: { pan: '4111 1111 1111 1111' } }, 'read');

@@ -15,6 +15,7 @@ import { createRuntime, type Runtime, type SettledHook } from '../../actors/inde
 import {
   createSafRecorder,
   decryptCardPayload,
+  encryptCardPayload,
   readSafBacklog,
   readSyncState,
   safLimitsFromConfig,
@@ -471,6 +472,18 @@ steps:
       'ACTIVE',
     ]);
     expect(await queued(edge.store)).toEqual([]);
+  });
+
+  it('gives every card payload an iv of its own, across blocks of drawn ivs', () => {
+    const key = randomBytes(32);
+    const ivs = new Set<string>();
+    for (let i = 0; i < 600; i++) {
+      const id = randomUUID();
+      const payload = encryptCardPayload(key, { token: `tok_${i}`, last4: '4242' }, id);
+      ivs.add(Buffer.from(payload, 'base64').subarray(0, 12).toString('hex'));
+      expect(decryptCardPayload(key, payload, id)).toEqual({ token: `tok_${i}`, last4: '4242' });
+    }
+    expect(ivs.size).toBe(600);
   });
 
   it('refuses a card key that is not 32 bytes', () => {

@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsClearPan, findClearPan, luhnValid } from '../../runtime/index.js';
+import { jsonTextMayHoldPan, mayHoldPan, scanForPan } from '../../runtime/saf/clearPan.js';
 import { hasDigits, toAsciiDigits } from '../../runtime/saf/asciiDigits.js';
 
 /** `body` completed with its Luhn check digit. */
@@ -111,6 +112,110 @@ describe('digits of every script', () => {
     expect(hasDigits('４１１１ １１１１ １１１１ １', 13)).toBe(true);
     expect(hasDigits('⑳⑳⑳⑳⑳⑳⑳', 13)).toBe(true);
     expect(hasDigits('café crème à 12 h 30, merci — à bientôt', 13)).toBe(false);
+  });
+});
+
+describe('the shape test before the scan', () => {
+  /** Texts near the edges of the rule: digits, separators, letters, UUIDs and digests mixed. */
+  const piece = fc.oneof(
+    fc.stringMatching(/^[0-9]{1,20}$/),
+    pan,
+    fc.constantFrom(' ', '-', '.', '/', '_', '\t', ':', ',', '","', '", "', '  ', '    ', '\u00a0'),
+    fc.constantFrom('a', 'f', 'x', 'é', 'カ', 'Z'),
+    fc.uuid(),
+    fc.stringMatching(/^[0-9a-f]{32,64}$/),
+    fc.stringMatching(/^[0-9a-f-]{1,12}$/),
+  );
+  const text = fc.array(piece, { maxLength: 14 }).map((pieces) => pieces.join(''));
+
+  it('never spares a text the scan would flag', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        if (scanForPan(t)) expect([t, mayHoldPan(t)]).toEqual([t, true]);
+      }),
+      { numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(printed, before, after, ({ groups, separators }, head, tail) => {
+        const t = toAsciiDigits(`${head}${joinGroups(groups, separators)}${tail}`);
+        expect([t, mayHoldPan(t)]).toEqual([t, true]);
+      }),
+      { numRuns: 1_500 },
+    );
+  });
+
+  it('never spares a JSON text whose document the detector would flag', () => {
+    const leaf = fc.oneof(
+      text,
+      pan,
+      printed.map(({ groups, separators }) => joinGroups(groups, separators)),
+      fc.integer(),
+      fc.constantFrom(4111111111111111, 1e15 + 3, 1e12, 999999999999.9999, 2 ** 60, -4e15),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const doc = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, leaf, tie('object'), tie('array')),
+      object: fc.dictionary(fc.oneof(fc.string(), text), tie('value'), { maxKeys: 5 }),
+      array: fc.array(tie('value'), { maxLength: 5 }),
+    })).value;
+    fc.assert(
+      fc.property(doc, fc.constantFrom(undefined, 1, '\t'), (value, indent) => {
+        const t = JSON.stringify(value, null, indent);
+        if (t === undefined) return;
+        const flagged = containsClearPan(t) || findClearPan(JSON.parse(t)) !== undefined;
+        if (flagged) expect([t, jsonTextMayHoldPan(t)]).toEqual([t, true]);
+      }),
+      { numRuns: 10_000 },
+    );
+    // what each condition keeps out: arrays, escapes, other scripts, exponents
+    const short = luhnComplete('411111111111'); // 13 digits: printed 4 + 6 + 3
+    const exponent = Array.from({ length: 90 }, (_, i) => `${(10 + i) / 10}e15`).find((e) =>
+      luhnValid(String(Number(e))),
+    )!;
+    for (const t of [
+      `{"p":["${short.slice(0, 4)} ","${short.slice(4, 10)} ","${short.slice(10)}"]}`,
+      '{"p":"4111\\n1111\\n1111\\n1111"}',
+      '{"p":"４１１１１１１１１１１１１１１１"}',
+      `{"p":${exponent}}`,
+    ]) {
+      expect([t, containsClearPan(t) || findClearPan(JSON.parse(t)) !== undefined]).toEqual([
+        t,
+        true,
+      ]);
+      expect([t, jsonTextMayHoldPan(t)]).toEqual([t, true]);
+      expect([t, mayHoldPan(t)]).toEqual([t, false]);
+    }
+    const state = JSON.stringify({
+      id: '01a22733-3231-71c9-97e4-b7cd577c11dc', // UUIDv7: digits, a dash, digits
+      hash: 'b4432eeda49d1bbd7dcab125ded1a552d5dfc4f78aa0d1d32eb6ca4752bda74d',
+      amount_minor: 4999,
+      card: { token: 'tok_4111', last4: '1111' },
+      at: '2026-11-29T12:00:00.000Z',
+      edge: { online: false },
+    });
+    for (const t of [
+      state,
+      '01a22734-0e53-724e-9845-b02596b7e7e5',
+      'b4432eeda49d1bbd7dcab125ded1a552d5dfc4f78aa0d1d32eb6ca4752bda74d',
+      '{"value":"completed","context":{"saga":[],"attempt":0,"retryAt":null}}',
+    ])
+      expect([t, jsonTextMayHoldPan(t)]).toEqual([t, false]);
+    for (const t of ['{"a":-1.5e15}', '{"a":[1,2e14]}', '{"a":15E+14,"b":1}'])
+      expect([t, jsonTextMayHoldPan(t)]).toEqual([t, true]);
+  });
+
+  it('spares the look-alikes every stored row carries', () => {
+    for (const t of [
+      '2026-11-29T12:00:00.000Z',
+      '{"amount_minor":4999,"currency":"EUR","card":{"token":"tok_1234567","last4":"4242"}}',
+      '0195a3c2-7b1e-7cc0-9f00-3e1d2c4b5a69',
+      'payment 12 of 1234 approved at 10:45',
+    ])
+      expect([t, mayHoldPan(t)]).toEqual([t, false]);
+    for (const t of ['4111111111111', '4111 111', '4111-1111-1111-1111', '1234,567'])
+      expect([t, mayHoldPan(t)]).toEqual([t, true]);
   });
 });
 
