@@ -4,10 +4,20 @@
  * of exactly the workflows whose update succeeded (joined on the UPDATE's RETURNING), so a
  * workflow that lost a version race writes nothing while the others commit. One statement
  * is one implicit transaction and one round trip for the whole batch.
+ *
+ * The rows travel as JSON arrays read with `jsonb_to_recordset`, so the statement's text is
+ * the same for every batch, whatever its size and shape: it is compiled once per store and
+ * prepared once per connection (prepareStatements.ts), where a text built per batch (a
+ * `VALUES` list per kind of row) was built and compiled by Kysely on every commit and, under
+ * load, where batches differ in size, parsed and planned by the server on every commit too.
+ * Each value is written once: keys of absent values are left out (`jsonb_to_recordset`
+ * reads them as NULL), and a row's time only where it is not the commit's. The workflow rows
+ * are named by primary key (`id = ANY(…)`), so the plan prepared while the table was small
+ * still reads them by index when it is large.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
+import { executeCached } from '../cachedQuery.js';
 import type { StoreHandle } from '../store.js';
-import { workflowToRow } from '../workflows/record.js';
 import type { StepCommit } from '../workflows/stepCommit.js';
 
 /** Commit `commits`; returns the ids of the workflows that were at their expected version. */
@@ -17,102 +27,172 @@ export async function commitStepsPostgres(
   now: Date,
 ): Promise<Set<string>> {
   const c = h.codec;
-  const at = c.time(now);
-  const time = (d: Date | undefined) => (d ? c.time(d) : at);
-  const values = (rows: RawBuilder<unknown>[]) => sql.join(rows);
-  const parts: RawBuilder<unknown>[] = [];
-
-  const creates = commits.flatMap((x) =>
-    x.create ? [workflowToRow(c, x.create, x.create.version ?? 0, now)] : [],
-  );
-  const updates = commits
-    .filter((x) => !x.create)
-    .map(
-      ({ update: u }) =>
-        sql`(${u.id}::uuid, ${u.expectedVersion}::int, ${u.status}::varchar, ${u.currentStepIndex}::int, ${u.currentStep}::varchar, ${c.json(u.state)}::jsonb, ${c.json(u.actorSnapshot)}::jsonb)`,
-    );
-  if (creates.length) {
-    const columns = Object.keys(creates[0]!);
-    const rows = creates.map((r) => sql`(${sql.join(Object.values(r).map((v) => sql`${v}`))})`);
-    parts.push(
-      sql`c AS (INSERT INTO workflow_executions (${sql.join(columns.map((k) => sql.ref(k)))}) VALUES ${values(rows)} RETURNING id)`,
-    );
+  // one literal per kind of row, one shape each: JSON.stringify leaves undefined keys out
+  const creates: unknown[] = [];
+  const updates: unknown[] = [];
+  const audit: unknown[] = [];
+  const metrics: unknown[] = [];
+  const logs: unknown[] = [];
+  const beats: unknown[] = [];
+  const gone: string[] = [];
+  for (const x of commits) {
+    const w = x.create;
+    if (w)
+      creates.push({
+        id: w.id,
+        workflow_type: w.workflowType,
+        workflow_version: w.workflowVersion ?? undefined,
+        status: w.status,
+        current_step_index: w.currentStepIndex ?? 0,
+        current_step: w.currentStep ?? undefined,
+        state: w.state,
+        definition_snapshot: w.definitionSnapshot ?? undefined,
+        definition_hash: w.definitionHash ?? undefined,
+        actor_snapshot: w.actorSnapshot ?? undefined,
+        owner_id: w.ownerId ?? undefined,
+        data_region: w.dataRegion ?? undefined,
+        parent_workflow_id: w.parentWorkflowId ?? undefined,
+        idempotency_key: w.idempotencyKey ?? undefined,
+        version: w.version ?? 0,
+        metadata: w.metadata ?? {},
+        created_at: w.createdAt ?? undefined,
+        updated_at: w.updatedAt ?? undefined,
+      });
+    else {
+      const u = x.update;
+      updates.push({
+        id: u.id,
+        expected: u.expectedVersion,
+        status: u.status,
+        idx: u.currentStepIndex,
+        step: u.currentStep ?? undefined,
+        state: u.state,
+        snap: u.actorSnapshot,
+      });
+    }
+    for (const e of x.audit)
+      audit.push({
+        wf: e.workflowId,
+        type: e.eventType,
+        step: e.stepName ?? undefined,
+        data: e.eventData ?? {},
+        ts: e.timestamp ?? undefined,
+      });
+    for (const m of x.metrics)
+      metrics.push({
+        wf: m.workflowId,
+        t: m.workflowType ?? undefined,
+        s: m.stepName ?? undefined,
+        n: m.name,
+        v: m.value,
+        un: m.unit ?? undefined,
+        tags: m.tags ?? {},
+        ts: m.at ?? undefined,
+      });
+    for (const l of x.logs)
+      logs.push({
+        wf: l.workflowId,
+        s: l.stepName ?? undefined,
+        lvl: l.level,
+        msg: l.message,
+        data: l.data ?? {},
+        ts: l.at ?? undefined,
+      });
+    if (typeof x.heartbeat === 'object')
+      beats.push({
+        wf: x.heartbeat.workflowId,
+        worker: x.heartbeat.workerId,
+        ts: x.heartbeat.at ?? undefined,
+        step: x.heartbeat.currentStep ?? undefined,
+      });
+    else if (x.heartbeat === 'delete') gone.push(x.update.id);
   }
-  if (updates.length) {
-    parts.push(sql`up AS (
-    UPDATE workflow_executions AS w
-    SET status = v.status, current_step_index = v.idx, current_step = v.step, state = v.state,
-        actor_snapshot = v.snap, version = v.expected + 1, updated_at = ${at}::timestamptz
-    FROM (VALUES ${values(updates)}) AS v(id, expected, status, idx, step, state, snap)
-    WHERE w.id = v.id AND w.version = v.expected
-    RETURNING w.id)`);
-  }
-  const applied = [
-    ...(creates.length ? [sql`SELECT id FROM c`] : []),
-    ...(updates.length ? [sql`SELECT id FROM up`] : []),
+  const json = (rows: unknown[]) => (rows.length > 0 ? c.json(rows) : '[]');
+  const parameters: unknown[] = [
+    c.time(now),
+    json(creates),
+    json(updates),
+    json(audit),
+    json(metrics),
+    json(logs),
+    json(beats),
+    gone,
   ];
-  parts.push(sql`u AS (${sql.join(applied, sql` UNION ALL `)})`);
-
-  let ord = 0;
-  const audit = commits.flatMap((x) =>
-    x.audit.map(
-      (e) =>
-        sql`(${ord++}::int, ${e.workflowId}::uuid, ${e.eventType}::varchar, ${e.stepName ?? null}::varchar, ${c.json(e.eventData ?? {})}::jsonb, ${time(e.timestamp)}::timestamptz)`,
+  const p = (i: number) => parameters[i];
+  const result = await executeCached<{ id: string }>(h, 'commitSteps', parameters, () => ({
+    compile: () =>
+      sql<{ id: string }>`
+    WITH t AS (SELECT ${p(0)}::timestamptz AS now),
+    cr AS (
+      INSERT INTO workflow_executions (id, workflow_type, workflow_version, status,
+        current_step_index, current_step, state, definition_snapshot, definition_hash,
+        actor_snapshot, owner_id, data_region, parent_workflow_id, idempotency_key, version,
+        metadata, created_at, updated_at)
+      SELECT x.id, x.workflow_type, x.workflow_version, x.status, x.current_step_index,
+        x.current_step, x.state, x.definition_snapshot, x.definition_hash, x.actor_snapshot,
+        x.owner_id, x.data_region, x.parent_workflow_id, x.idempotency_key, x.version, x.metadata,
+        COALESCE(x.created_at, (SELECT now FROM t)), COALESCE(x.updated_at, (SELECT now FROM t))
+      FROM jsonb_to_recordset(${p(1)}::jsonb) AS x(id uuid, workflow_type varchar,
+        workflow_version varchar, status varchar, current_step_index int, current_step varchar,
+        state jsonb, definition_snapshot jsonb, definition_hash varchar, actor_snapshot jsonb,
+        owner_id varchar, data_region varchar, parent_workflow_id uuid, idempotency_key varchar,
+        version int, metadata jsonb, created_at timestamptz, updated_at timestamptz)
+      RETURNING id
     ),
-  );
-  if (audit.length) {
-    parts.push(sql`a AS (
+    v AS (
+      SELECT * FROM jsonb_to_recordset(${p(2)}::jsonb) AS v(id uuid, expected int,
+        status varchar, idx int, step varchar, state jsonb, snap jsonb)
+    ),
+    up AS (
+      UPDATE workflow_executions AS w
+      SET status = v.status, current_step_index = v.idx, current_step = v.step, state = v.state,
+        actor_snapshot = v.snap, version = v.expected + 1, updated_at = (SELECT now FROM t)
+      FROM v
+      WHERE w.id = ANY(ARRAY(SELECT id FROM v)) AND w.id = v.id AND w.version = v.expected
+      RETURNING w.id
+    ),
+    u AS (SELECT id FROM cr UNION ALL SELECT id FROM up),
+    a AS (
       INSERT INTO workflow_audit_log (workflow_id, event_type, step_name, event_data, timestamp)
-      SELECT x.wf, x.event_type, x.step_name, x.data, x.ts
-      FROM (VALUES ${values(audit)}) AS x(ord, wf, event_type, step_name, data, ts) JOIN u ON u.id = x.wf
-      ORDER BY x.ord)`);
-  }
-  const metrics = commits.flatMap((x) =>
-    x.metrics.map(
-      (m) =>
-        sql`(${m.workflowId}::uuid, ${m.workflowType ?? null}::varchar, ${m.stepName ?? null}::varchar, ${m.name}::varchar, ${m.value}::float8, ${m.unit ?? null}::varchar, ${c.json(m.tags ?? {})}::jsonb, ${time(m.at)}::timestamptz)`,
+      SELECT x.wf, x.type, x.step, x.data, COALESCE(x.ts, (SELECT now FROM t))
+      FROM ROWS FROM (jsonb_to_recordset(${p(3)}::jsonb) AS (wf uuid, type varchar,
+        step varchar, data jsonb, ts timestamptz)) WITH ORDINALITY AS x
+      JOIN u ON u.id = x.wf
+      ORDER BY x.ordinality
     ),
-  );
-  if (metrics.length) {
-    parts.push(sql`m AS (
-      INSERT INTO workflow_metrics (workflow_id, workflow_type, step_name, metric_name, metric_value, unit, tags, recorded_at)
-      SELECT x.* FROM (VALUES ${values(metrics)}) AS x(wf, t, s, n, v, un, tags, ts) JOIN u ON u.id = x.wf)`);
-  }
-  let logOrd = 0;
-  const logs = commits.flatMap((x) =>
-    x.logs.map(
-      (l) =>
-        sql`(${logOrd++}::int, ${l.workflowId}::uuid, ${l.stepName ?? null}::varchar, ${l.level}::varchar, ${l.message}::text, ${c.json(l.data ?? {})}::jsonb, ${time(l.at)}::timestamptz)`,
+    m AS (
+      INSERT INTO workflow_metrics (workflow_id, workflow_type, step_name, metric_name,
+        metric_value, unit, tags, recorded_at)
+      SELECT x.wf, x.t, x.s, x.n, x.v, x.un, x.tags, COALESCE(x.ts, (SELECT now FROM t))
+      FROM jsonb_to_recordset(${p(4)}::jsonb) AS x(wf uuid, t varchar, s varchar, n varchar,
+        v float8, un varchar, tags jsonb, ts timestamptz)
+      JOIN u ON u.id = x.wf
     ),
-  );
-  if (logs.length) {
-    parts.push(sql`l AS (
+    l AS (
       INSERT INTO workflow_execution_logs (workflow_id, step_name, level, message, data, logged_at)
-      SELECT x.wf, x.s, x.lvl, x.msg, x.data, x.ts
-      FROM (VALUES ${values(logs)}) AS x(ord, wf, s, lvl, msg, data, ts) JOIN u ON u.id = x.wf
-      ORDER BY x.ord)`);
-  }
-  const beats = commits.flatMap((x) =>
-    typeof x.heartbeat === 'object'
-      ? [
-          sql`(${x.heartbeat.workflowId}::uuid, ${x.heartbeat.workerId}::varchar, ${time(x.heartbeat.at)}::timestamptz, ${x.heartbeat.currentStep ?? null}::varchar)`,
-        ]
-      : [],
-  );
-  if (beats.length) {
-    parts.push(sql`hb AS (
-      INSERT INTO workflow_heartbeats (workflow_id, worker_id, last_heartbeat, current_step, step_started_at)
-      SELECT x.wf, x.worker, x.ts, x.step, x.ts FROM (VALUES ${values(beats)}) AS x(wf, worker, ts, step) JOIN u ON u.id = x.wf
-      ON CONFLICT (workflow_id) DO UPDATE SET worker_id = excluded.worker_id, last_heartbeat = excluded.last_heartbeat,
-        current_step = excluded.current_step, step_started_at = excluded.step_started_at)`);
-  }
-  const gone = commits
-    .filter((x) => x.heartbeat === 'delete')
-    .map((x) => sql`${x.update.id}::uuid`);
-  if (gone.length) {
-    parts.push(sql`hd AS (
-      DELETE FROM workflow_heartbeats AS h USING u WHERE h.workflow_id = u.id AND h.workflow_id IN (${sql.join(gone)}))`);
-  }
-  const result = await sql<{ id: string }>`WITH ${sql.join(parts)} SELECT id FROM u`.execute(h.db);
+      SELECT x.wf, x.s, x.lvl, x.msg, x.data, COALESCE(x.ts, (SELECT now FROM t))
+      FROM ROWS FROM (jsonb_to_recordset(${p(5)}::jsonb) AS (wf uuid, s varchar, lvl varchar,
+        msg text, data jsonb, ts timestamptz)) WITH ORDINALITY AS x
+      JOIN u ON u.id = x.wf
+      ORDER BY x.ordinality
+    ),
+    hb AS (
+      INSERT INTO workflow_heartbeats (workflow_id, worker_id, last_heartbeat, current_step,
+        step_started_at)
+      SELECT x.wf, x.worker, COALESCE(x.ts, (SELECT now FROM t)), x.step,
+        COALESCE(x.ts, (SELECT now FROM t))
+      FROM jsonb_to_recordset(${p(6)}::jsonb) AS x(wf uuid, worker varchar, ts timestamptz,
+        step varchar)
+      JOIN u ON u.id = x.wf
+      ON CONFLICT (workflow_id) DO UPDATE SET worker_id = excluded.worker_id,
+        last_heartbeat = excluded.last_heartbeat, current_step = excluded.current_step,
+        step_started_at = excluded.step_started_at
+    ),
+    hd AS (
+      DELETE FROM workflow_heartbeats AS h USING u
+      WHERE h.workflow_id = u.id AND h.workflow_id = ANY(${p(7)}::uuid[])
+    )
+    SELECT id FROM u`.compile(h.db),
+  }));
   return new Set(result.rows.map((r) => r.id));
 }

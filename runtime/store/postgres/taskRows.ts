@@ -45,6 +45,41 @@ export function pushAuditRow(
   });
 }
 
+/**
+ * An audit row of the completion statement (completeTasksPostgres.ts), as few bytes as it
+ * takes: written if its completion's outcome is (`s` unset) or its completion's settle is
+ * (`s` true); the completion is `o`, its 1-based place in the batch. The workflow (`wf`) and
+ * time (`ts`) are left out when they are the completion's and the statement's.
+ */
+export interface CompactAuditRow {
+  o: number;
+  s: true | undefined;
+  wf: string | undefined;
+  type: string;
+  step: string | undefined;
+  data: Record<string, unknown>;
+  ts: Date | undefined;
+}
+
+/** The compact row of `e`, owned by completion `o` (its settle's if `settle`) of workflow `wf`. */
+export function compactAuditRow(
+  e: AuditEvent,
+  o: number,
+  settle: boolean,
+  wf: string,
+): CompactAuditRow {
+  // one literal, one shape: JSON.stringify leaves the undefined keys out
+  return {
+    o,
+    s: settle ? true : undefined,
+    wf: e.workflowId !== wf ? e.workflowId : undefined,
+    type: e.eventType,
+    step: e.stepName ?? undefined,
+    data: e.eventData ?? {},
+    ts: e.timestamp ?? undefined,
+  };
+}
+
 /** A step log row, written if its task's outcome is. */
 export interface LogRow {
   task: string;

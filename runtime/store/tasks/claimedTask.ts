@@ -49,9 +49,41 @@ const CLAIMED_COLUMNS = [
 export const claimedColumns = (table?: string) =>
   sql.raw(CLAIMED_COLUMNS.map((c) => (table ? `${table}.${c}` : c)).join(', '));
 
-/** A tasks row as a claim returns it, with its workflow row as JSON where the dialect has it. */
+/**
+ * The workflow columns a claim returns beside the task's (PostgreSQL and PGlite), each as
+ * `w_<column>`: every column but the definition snapshot. Plain columns, not the row as
+ * JSON: `to_jsonb` of the row built a JSON document of every column (the snapshot
+ * included, then removed) for the server to print and the worker to parse once more.
+ */
+const WORKFLOW_COLUMNS = [
+  'id',
+  'workflow_type',
+  'workflow_version',
+  'status',
+  'current_step_index',
+  'current_step',
+  'state',
+  'definition_hash',
+  'actor_snapshot',
+  'owner_id',
+  'data_region',
+  'parent_workflow_id',
+  'idempotency_key',
+  'version',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** The workflow part of a claim's `RETURNING` list, from the workflow row aliased `table`. */
+export const claimedWorkflowColumns = (table: string) =>
+  sql.raw(WORKFLOW_COLUMNS.map((c) => `${table}.${c} AS w_${c}`).join(', '));
+
+type WorkflowRow = Selectable<WorkflowExecutionsTable>;
+
+/** A tasks row as a claim returns it, with its workflow's columns where the dialect has them. */
 export type ClaimedRow = Pick<Selectable<TasksTable>, (typeof CLAIMED_COLUMNS)[number]> & {
-  workflow?: unknown;
+  [K in (typeof WORKFLOW_COLUMNS)[number] as `w_${K}`]?: WorkflowRow[K];
 };
 
 /** Decode a claimed tasks row. */
@@ -69,10 +101,26 @@ export function rowToClaimedTask(codec: Codec, r: ClaimedRow): ClaimedTask {
     maxAttempts: codec.parseInt(r.max_attempts),
     dataRegion: r.data_region,
   };
-  if (r.workflow)
-    task.workflow = rowToWorkflow(
-      codec,
-      codec.parseJson(r.workflow) as Selectable<WorkflowExecutionsTable>,
-    );
+  if (r.w_id != null)
+    task.workflow = rowToWorkflow(codec, {
+      id: r.w_id,
+      workflow_type: r.w_workflow_type!,
+      workflow_version: r.w_workflow_version ?? null,
+      status: r.w_status!,
+      current_step_index: r.w_current_step_index!,
+      current_step: r.w_current_step ?? null,
+      state: r.w_state!,
+      definition_snapshot: null,
+      definition_hash: r.w_definition_hash ?? null,
+      actor_snapshot: r.w_actor_snapshot ?? null,
+      owner_id: r.w_owner_id ?? null,
+      data_region: r.w_data_region ?? null,
+      parent_workflow_id: r.w_parent_workflow_id ?? null,
+      idempotency_key: r.w_idempotency_key ?? null,
+      version: r.w_version!,
+      metadata: r.w_metadata!,
+      created_at: r.w_created_at!,
+      updated_at: r.w_updated_at!,
+    });
   return task;
 }
