@@ -315,6 +315,7 @@ export {
 export {
   containsClearPan,
   findClearPan,
+  jsonTextMayHoldPan,
   isCardDataKey,
   luhnValid,
   MAX_SAF_BATCH,
