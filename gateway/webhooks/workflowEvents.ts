@@ -24,6 +24,8 @@ export function workflowWebhookHook(now: () => Date = () => new Date()): Settled
     const kind = KIND[status];
     if (!kind) return undefined;
     return async (tx) => {
+      // webhooks are the cloud's: a worker on a SQLite file has no registrations to serve
+      if (tx.dialect === 'sqlite') return;
       await emitWebhookEvent(
         asCloud(tx),
         kind,
