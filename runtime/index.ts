@@ -340,10 +340,7 @@ export {
 } from './jsonSchema/index.js';
 // the batched recording of task outcomes that actors/runtime/taskOutcomes.ts drives
 export { commitStepsPostgres } from './store/postgres/commitStepsPostgres.js';
-export {
-  completeTasksPostgres,
-  type TaskCompletion,
-} from './store/postgres/completeTasksPostgres.js';
+export { settleTasksPostgres, type TaskSettlement } from './store/postgres/settleTasksPostgres.js';
 export { getGroupWorkflows } from './store/tasks/getGroupWorkflows.js';
 export { finishTasks } from './store/tasks/finishTasks.js';
 export { taskGroupKey, type TaskGroupMember, type TaskOutcome } from './store/tasks/taskGroups.js';

@@ -9,7 +9,7 @@
  *   the row the claim returned. One statement records them and applies each settle only if
  *   the task is still held, alone in its group, and the workflow still at the version the
  *   settle was prepared from; it also claims tasks for the slots the batch frees (store:
- *   completeTasksPostgres).
+ *   settleTasksPostgres).
  * - grouped (PARALLEL tasks, SQLite, and direct outcomes whose settle no longer applies): one
  *   transaction records the outcomes under row locks on their whole groups and reads the
  *   groups back (store: finishTasks); the groups with no unfinished task left are settled
@@ -24,7 +24,7 @@
  */
 import {
   commitStepsPostgres,
-  completeTasksPostgres,
+  settleTasksPostgres,
   ConflictError,
   finishTasks,
   getGroupWorkflows,
@@ -38,7 +38,7 @@ import {
   type SaffronError,
   type StoreHandle,
   taskGroupKey,
-  type TaskCompletion,
+  type TaskSettlement,
   type TaskGroupMember,
   type TaskOutcome,
 } from '../../runtime/index.js';
@@ -279,7 +279,7 @@ export interface FinishedTask {
 function prepareDirect(
   internals: Internals,
   f: FinishedTask,
-): { completion: TaskCompletion; after?: After } | undefined {
+): { completion: TaskSettlement; after?: After } | undefined {
   const { task, outcome } = f;
   if (outcome.finish.status === 'RETRY') return { completion: outcome };
   const { workflow } = task;
@@ -323,7 +323,7 @@ function prepareDirect(
 
 /**
  * Record a batch of outcomes. On PostgreSQL and PGlite, retries and ASYNC completions go in
- * one statement with the settles prepared for them (store: completeTasksPostgres); the rest,
+ * one statement with the settles prepared for them (store: settleTasksPostgres); the rest,
  * and any whose prepared settle no longer applies, the general way in one transaction.
  */
 async function commitOutcomes(
@@ -341,7 +341,7 @@ async function commitOutcomes(
     return;
   }
   const grouped: TaskOutcome[] = [];
-  const prepared: { completion: TaskCompletion; after?: After }[] = [];
+  const prepared: { completion: TaskSettlement; after?: After }[] = [];
   for (const f of finished) {
     const p = prepareDirect(internals, f);
     if (p) prepared.push(p);
@@ -351,7 +351,7 @@ async function commitOutcomes(
     const next = refill?.claim(prepared.length);
     let claimed: ClaimedTask[] = [];
     try {
-      const completed = await completeTasksPostgres(
+      const completed = await settleTasksPostgres(
         store,
         internals.workerId,
         prepared.map((p) => p.completion),

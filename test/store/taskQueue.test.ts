@@ -19,10 +19,10 @@ import {
 } from '../../runtime/store/index.js';
 import { claimTasksPostgres } from '../../runtime/store/postgres/claimTasksPostgres.js';
 import {
-  completeTasksPostgres,
-  completeTasksStatement,
-  type TaskCompletion,
-} from '../../runtime/store/postgres/completeTasksPostgres.js';
+  settleTasksPostgres,
+  settleTasksStatement,
+  type TaskSettlement,
+} from '../../runtime/store/postgres/settleTasksPostgres.js';
 import { finishTasksStatement } from '../../runtime/store/postgres/finishTasksPostgres.js';
 import { finishTasks, type TaskOutcome } from '../../runtime/store/tasks/finishTasks.js';
 import { DIALECTS, openWithSchema, type TestStore } from '../support/stores.js';
@@ -296,7 +296,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('settles a one-task group and claims the next tasks by index', async () => {
-        const { compile, parameters } = completeTasksStatement(
+        const { compile, parameters } = settleTasksStatement(
           store,
           'worker-a',
           [{ ...completed(fan.workflowId, fan.ids[0]!, {}), settle: settleOf(fan.workflowId, 0) }],
@@ -308,8 +308,8 @@ for (const dialect of DIALECTS) {
     });
 
     describe('one-statement completion', () => {
-      const complete = async (completions: TaskCompletion[]) =>
-        (await completeTasksPostgres(store, 'worker-a', completions, at(20))).results;
+      const complete = async (completions: TaskSettlement[]) =>
+        (await settleTasksPostgres(store, 'worker-a', completions, at(20))).results;
 
       it('records an outcome with the settle prepared for it, audit rows in order', async () => {
         const { workflowId, ids } = await workflowWithTasks(store, ['a']);

@@ -15,7 +15,7 @@
  * instead of 1.4 ms).
  *
  * The claim is a set of CTEs ending in `claimed`, so a completion can claim the next tasks in
- * its own statement (postgres/completeTasksPostgres.ts).
+ * its own statement (postgres/settleTasksPostgres.ts).
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { StoreHandle } from '../store.js';

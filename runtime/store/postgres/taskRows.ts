@@ -1,6 +1,6 @@
 /**
  * Rows of the JSON parameters the task statements read with `jsonb_to_recordset`
- * (finishTasksPostgres.ts, completeTasksPostgres.ts). Built as plain literals of one shape:
+ * (finishTasksPostgres.ts, settleTasksPostgres.ts). Built as plain literals of one shape:
  * V8 copies spread objects of varying shapes on a slow path, which cost more than the rest
  * of a batch's preparation together.
  */
@@ -46,7 +46,7 @@ export function pushAuditRow(
 }
 
 /**
- * An audit row of the completion statement (completeTasksPostgres.ts), as few bytes as it
+ * An audit row of the settle statement (settleTasksPostgres.ts), as few bytes as it
  * takes: written if its completion's outcome is (`s` unset) or its completion's settle is
  * (`s` true); the completion is `o`, its 1-based place in the batch. The workflow (`wf`) and
  * time (`ts`) are left out when they are the completion's and the statement's.

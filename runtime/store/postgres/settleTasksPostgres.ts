@@ -1,4 +1,7 @@
 /**
+ * Two verbs for task outcomes: *finishing* a task records its outcome (tasks/finishTasks.ts);
+ * *settling* it records the outcome and moves its workflow on, as here.
+ *
  * PostgreSQL: record task outcomes and settle the workflows they finish, in ONE statement (one
  * implicit transaction, one round trip) for the common case — a task that is its group's only
  * task (an ASYNC step) or a retry. The caller prepares each settle beforehand from the
@@ -37,7 +40,7 @@ import { claimCtes } from './claimTasksPostgres.js';
 import { type CompactAuditRow, compactAuditRow, logRows, STORED_STATUS } from './taskRows.js';
 
 /** A task outcome, with the commit that settles its group if the task is the group's only one. */
-export interface TaskCompletion extends TaskOutcome {
+export interface TaskSettlement extends TaskOutcome {
   /** Audit rows and heartbeat only: no metrics or logs. */
   settle?: StepCommit;
 }
@@ -56,14 +59,14 @@ export interface CompletedTasks {
  * free, less one per deferred completion (whose slot stays taken), so a busy worker needs no
  * separate claim between batches.
  */
-export async function completeTasksPostgres(
+export async function settleTasksPostgres(
   h: StoreHandle,
   workerId: string,
-  completions: readonly TaskCompletion[],
+  completions: readonly TaskSettlement[],
   now: Date,
   next?: TaskClaim,
 ): Promise<CompletedTasks> {
-  const { key, parameters, compile } = completeTasksStatement(h, workerId, completions, now, next);
+  const { key, parameters, compile } = settleTasksStatement(h, workerId, completions, now, next);
   let rows: CompleteRow[];
   try {
     rows = (await executeCached(h, key, parameters, () => ({ compile }))).rows;
@@ -107,14 +110,14 @@ type CompleteRow = Partial<ClaimedRow> & {
 };
 
 /**
- * The statement of {@link completeTasksPostgres}, and its cache key (one text with a claim,
+ * The statement of {@link settleTasksPostgres}, and its cache key (one text with a claim,
  * one without). It reads `tasks` by primary key and by the workflow index, also under
  * statistics taken while the queue was nearly empty (test/store/taskQueue.test.ts).
  */
-export function completeTasksStatement(
+export function settleTasksStatement(
   h: StoreHandle,
   workerId: string,
-  completions: readonly TaskCompletion[],
+  completions: readonly TaskSettlement[],
   now: Date,
   next?: TaskClaim,
 ): CachedStatement<CompleteRow> & { key: string } {
@@ -133,10 +136,10 @@ export function completeTasksStatement(
     const u = settle?.update;
     if (settle && u) {
       if (settle.metrics.length > 0 || settle.logs.length > 0 || settle.create)
-        throw new Error(`completeTasksPostgres: the settle of ${u.id} writes more than a step`);
+        throw new Error(`settleTasksPostgres: the settle of ${u.id} writes more than a step`);
       if (u.id !== x.workflowId)
         throw new Error(
-          `completeTasksPostgres: task ${x.taskId} of workflow ${x.workflowId} settles workflow ${u.id}`,
+          `settleTasksPostgres: task ${x.taskId} of workflow ${x.workflowId} settles workflow ${u.id}`,
         );
       if (typeof settle.heartbeat === 'object')
         beats.push({
@@ -191,7 +194,7 @@ export function completeTasksStatement(
   if (claim) parameters.push(...claim.parameters);
   const p = (i: number) => parameters[i];
   // regions travel as one array parameter: one text with or without them
-  const key = next ? 'completeTasks:claim' : 'completeTasks';
+  const key = next ? 'settleTasks:claim' : 'settleTasks';
   const compile = () =>
     sql<CompleteRow>`
       WITH v AS (
