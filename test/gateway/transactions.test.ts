@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTransactionRoutes } from '../../gateway/routes/transactions.js';
 import { signTransactionRecord } from '../../runtime/index.js';
-import { signedRecord } from '../support/device.js';
+import { signedRecord, withoutRandomIds } from '../support/device.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
@@ -119,7 +119,7 @@ for (const dialect of CLOUD_DIALECTS) {
         '$.device_sequence',
       ]);
       // the card number is never echoed back
-      expect(JSON.stringify(answer)).not.toMatch(/4111|5555555555554444/);
+      expect(withoutRandomIds(JSON.stringify(answer))).not.toMatch(/4111|5555555555554444/);
       expect(answer.rejected[4]!.message).toContain('$.final_state.receipt');
 
       const rows = await stored();

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTransactionRoutes } from '../../gateway/routes/transactions.js';
-import { signedRecord } from '../support/device.js';
+import { signedRecord, withoutRandomIds } from '../support/device.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
@@ -116,7 +116,7 @@ for (const dialect of CLOUD_DIALECTS) {
         expect(answer.rejected[i]!.message).toContain(`(at ${form.path})`),
       );
       // the number is never echoed back, in any of its forms
-      expect(JSON.stringify(answer)).not.toMatch(/4111|5555|6011|3782|１１１|٤/);
+      expect(withoutRandomIds(JSON.stringify(answer))).not.toMatch(/4111|5555|6011|3782|１１１|٤/);
 
       const rows = await gw.handle.store.cloud
         .selectFrom('saf_transactions')
@@ -124,7 +124,7 @@ for (const dialect of CLOUD_DIALECTS) {
         .where('device_id', '=', 'pan-pos')
         .execute();
       expect(rows.map((r) => r.idempotency_key)).toEqual([clean.workflow_id]);
-      expect(JSON.stringify(rows)).not.toMatch(/4111|5555|6011|3782|１１１|٤/);
+      expect(withoutRandomIds(JSON.stringify(rows))).not.toMatch(/4111|5555|6011|3782|１１１|٤/);
     });
   });
 }
