@@ -17,7 +17,7 @@ import {
   type CommandAuditEntry,
 } from '../commands/store/commands/appendCommandAudit.js';
 import { cancelPendingCommands } from '../commands/store/commands/cancelPendingCommands.js';
-import { type CommandActor } from '../commands/store/commands/command.js';
+import { type CommandActor, type CommandRecord } from '../commands/store/commands/command.js';
 import { type BroadcastRecord } from './store/broadcasts/broadcast.js';
 import {
   countBroadcastCommands,
@@ -127,6 +127,11 @@ export interface BroadcastStepOptions {
   origin: string;
   /** Skip (undefined) rather than wait when another gateway is stepping the broadcast. */
   skipLocked?: boolean;
+  /**
+   * This gateway's idle device sockets: a phase creates their commands DELIVERED, for the
+   * caller to push (`BroadcastStep.delivered`). Read only when a phase launches.
+   */
+  sockets?: { readonly actor: CommandActor; idleDevices(): string[] };
 }
 
 /** What a step did. */
@@ -134,8 +139,10 @@ export interface BroadcastStep {
   broadcast: BroadcastRecord;
   snapshot: BroadcastSnapshot;
   previousStatus: BroadcastStatus;
-  /** Devices that got the command in this step: push to them. */
+  /** Devices that got the command PENDING in this step: wake them. */
   woken: string[];
+  /** Commands this step created DELIVERED (to `options.sockets`): push them. */
+  delivered: CommandRecord[];
 }
 
 function phaseStats(counts: readonly BroadcastCommandCount[], phase: number): BroadcastPhaseStats {
@@ -189,6 +196,7 @@ export async function stepBroadcast(
     const previousStatus = broadcastStatusOf(snapshot);
     const audit = (entry: CommandAuditEntry) => appendCommandAudit(tx, actor, [entry], now);
     const woken: string[] = [];
+    const delivered: CommandRecord[] = [];
     if (event?.type === 'bc.start') {
       if (snapshot.value === 'pending')
         snapshot = nextBroadcastSnapshot(
@@ -208,7 +216,8 @@ export async function stepBroadcast(
     for (let round = 0; round <= snapshot.context.phases.length + 1; round++) {
       if (snapshot.value === 'launching') {
         const phase = snapshot.context.phase;
-        const devices = await launchBroadcastPhase(
+        const sockets = options.sockets;
+        const launched = await launchBroadcastPhase(
           tx,
           {
             broadcastId,
@@ -224,11 +233,17 @@ export async function stepBroadcast(
                 : new Date(now.getTime() + snapshot.context.expiresInSeconds * 1000),
             createdBy: row.createdBy,
             commandVersion: commandVersionOf(row.rollout),
+            ...(sockets
+              ? { deliverTo: { deviceIds: sockets.idleDevices(), deliverer: sockets.actor } }
+              : {}),
           },
           actor,
           now,
         );
-        woken.push(...devices);
+        const devices = launched.devices;
+        for (const command of launched.delivered) delivered.push(command);
+        const pushed = new Set(launched.delivered.map((c) => c.deviceId));
+        for (const device of devices) if (!pushed.has(device)) woken.push(device);
         snapshot = nextBroadcastSnapshot(snapshot, bcEvents.launched(now, phase, devices.length));
         await audit({
           event: 'BROADCAST_PHASE_STARTED',
@@ -313,6 +328,6 @@ export async function stepBroadcast(
       );
     await notifyCommands(tx, woken, options.origin);
     const broadcast = (await getBroadcast(tx, broadcastId))!;
-    return { broadcast, snapshot, previousStatus, woken };
+    return { broadcast, snapshot, previousStatus, woken, delivered };
   });
 }

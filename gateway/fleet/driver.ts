@@ -15,7 +15,8 @@
  *   correctness never rests on the lock alone.
  *
  * Devices that got commands are woken here (local sockets) and through NOTIFY (sockets on
- * other gateways, sent in the step's transaction).
+ * other gateways, sent in the step's transaction). A broadcast's phase creates the commands
+ * of this gateway's idle sockets DELIVERED, and they are pushed once the step has committed.
  */
 import { randomUUID } from 'node:crypto';
 import { bcEvents, batchEvents, type BatchEvent, type BroadcastEvent } from '../../actors/index.js';
@@ -123,13 +124,18 @@ export function createFleetDriver(
     by: CommandActor,
     skipLocked: boolean,
   ) => {
+    const sockets = ctx.commandEvents.local();
     const step = await stepBroadcast(ctx.store, id, event, {
       now: ctx.now(),
       actor: by,
       origin: nodeId,
       skipLocked,
+      ...(sockets ? { sockets } : {}),
     });
-    if (step) ctx.commandEvents.wake(step.woken);
+    if (step) {
+      if (sockets) for (const command of step.delivered) sockets.pushDelivered(command);
+      ctx.commandEvents.wake(step.woken);
+    }
     return step;
   };
 

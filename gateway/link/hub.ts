@@ -86,6 +86,8 @@ export interface DeviceHub {
   wake(deviceId: string): void;
   /** Whether `deviceId`'s socket is here and idle: a new command may be pushed at once. */
   idle(deviceId: string): boolean;
+  /** Every device whose socket is here and idle. */
+  idleDevices(): string[];
   /** Push a command created DELIVERED to its device's socket, if it is still here. */
   pushDelivered(command: CommandRecord): void;
   /** Run one sweep now (also runs on its interval); undefined when another node holds the lock. */
@@ -147,6 +149,11 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
 
   const wake = (deviceId: string) => sessions.get(deviceId)?.wake();
   const idle = (deviceId: string) => sessions.get(deviceId)?.idle() ?? false;
+  const idleDevices = () => {
+    const found: string[] = [];
+    for (const [deviceId, session] of sessions) if (session.idle()) found.push(deviceId);
+    return found;
+  };
   const pushDelivered = (command: CommandRecord) =>
     sessions.get(command.deviceId)?.pushDelivered(command);
 
@@ -271,6 +278,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     },
     wake,
     idle,
+    idleDevices,
     pushDelivered,
     sweep,
     start() {

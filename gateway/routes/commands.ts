@@ -65,7 +65,7 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
   return async (ctx: GatewayContext) => {
     const settings = deviceLinkSettings(options);
     const hub = createDeviceHub(ctx, settings);
-    ctx.commandEvents.attachWaker((deviceId) => hub.wake(deviceId));
+    ctx.commandEvents.attachSockets(hub);
     await hub.start();
     ctx.onClose(() => hub.close());
     const tags = ['commands'];

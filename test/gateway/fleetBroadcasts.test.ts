@@ -14,6 +14,7 @@ import { commandRoutes } from '../../gateway/routes/commands.js';
 import { fleetRoutes } from '../../gateway/fleet/module.js';
 import { SYSTEM_ACTOR } from '../../gateway/commands/store/commands/command.js';
 import { expireCommands } from '../../gateway/commands/store/commands/expireCommands.js';
+import { verifyCommandSignature } from '../../runtime/index.js';
 import { testClock, type DeviceSocket } from '../support/device.js';
 import {
   json,
@@ -299,6 +300,106 @@ for (const dialect of CLOUD_DIALECTS) {
         'COMMAND_CANCELLED',
         'BROADCAST_CANCELLED',
       ]);
+    });
+
+    it('creates the commands of idle sockets here DELIVERED and pushes them; one behind a PENDING command waits its turn', async () => {
+      const kiosks = ['kiosk-1', 'kiosk-2'];
+      const held = new Map<string, DeviceSocket>();
+      for (const id of kiosks) {
+        const secret = await gw.insertDevice(id);
+        await gw.handle.store.cloud
+          .updateTable('edge_devices')
+          .set({ device_type: 'KIOSK' })
+          .where('device_id', '=', id)
+          .execute();
+        held.set(id, await onlineDevice(gw.url, id, secret, clock));
+      }
+      // kiosk-2 has an older command that nobody pushed yet
+      const earlier = '00000000-0000-4000-8000-00000000e001';
+      await gw.handle.store.cloud
+        .insertInto('device_commands')
+        .values({
+          command_id: earlier,
+          device_id: 'kiosk-2',
+          command_type: 'DIAGNOSTIC',
+          payload: JSON.stringify({}),
+          status: 'PENDING',
+          created_at: new Date(clock.now().getTime() - 1000).toISOString(),
+        })
+        .execute();
+
+      const { broadcast_id: id } = await create({
+        command: { command_type: 'REBOOT', payload: { reason: 'kiosk update' } },
+        target: { device_type: 'KIOSK' },
+      });
+      // kiosk-1's command was delivered within the launch's transaction (its delivery is
+      // audited before the phase start), not by a delivery after it
+      const byDevice = new Map((await outcomes(id)).map((o) => [o.device_id, o]));
+      const rows = await gw.handle.store.cloud
+        .selectFrom('command_audit_log')
+        .select(['id', 'event_type', 'command_id'])
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('broadcast_id', '=', id), eb('event_type', '=', 'BROADCAST_PHASE_STARTED')]),
+            eb('command_id', '=', byDevice.get('kiosk-1')!.command_id),
+          ]),
+        )
+        .orderBy('id')
+        .execute();
+      expect(rows.map((r) => r.event_type)).toEqual([
+        'COMMAND_CREATED',
+        'COMMAND_DELIVERED',
+        'BROADCAST_PHASE_STARTED',
+      ]);
+      const first = (await held.get('kiosk-1')!.next('command')) as unknown as {
+        command: Record<string, unknown>;
+      };
+      expect(first.command.command_id).toBe(byDevice.get('kiosk-1')!.command_id);
+      expect(verifyCommandSignature(first.command, 'kiosk-1', gw.keys.publicKeyPem)).toBe(true);
+
+      // kiosk-2 gets its older command first, then the broadcast's
+      const second = held.get('kiosk-2')!;
+      const pushed: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const frame = (await second.next('command')) as unknown as {
+          command: { command_id: string };
+        };
+        pushed.push(frame.command.command_id);
+      }
+      expect(pushed).toEqual([earlier, byDevice.get('kiosk-2')!.command_id]);
+
+      for (const [deviceId, command_id] of [
+        ['kiosk-1', byDevice.get('kiosk-1')!.command_id],
+        ['kiosk-2', earlier],
+        ['kiosk-2', byDevice.get('kiosk-2')!.command_id],
+      ] as const) {
+        held.get(deviceId)!.send({ type: 'ack', command_id, status: 'EXECUTED' });
+        await held.get(deviceId)!.next('acked');
+      }
+      await gw.fleet.settle();
+      await gw.fleet.tick();
+      expect(await get(id)).toMatchObject({ status: 'COMPLETED', succeeded_count: 2 });
+      // each command delivered once, by this gateway, and executed once
+      const trail = await gw.handle.store.cloud
+        .selectFrom('command_audit_log')
+        .select(['command_id', 'event_type', 'actor'])
+        .where(
+          'command_id',
+          'in',
+          [...byDevice.values()].map((o) => o.command_id),
+        )
+        .orderBy('id')
+        .execute();
+      for (const deviceId of kiosks)
+        expect(
+          trail
+            .filter((t) => t.command_id === byDevice.get(deviceId)!.command_id)
+            .map((t) => t.event_type),
+        ).toEqual(['COMMAND_CREATED', 'COMMAND_DELIVERED', 'COMMAND_EXECUTED']);
+      expect(trail.filter((t) => t.event_type === 'COMMAND_DELIVERED').map((t) => t.actor)).toEqual(
+        [expect.stringMatching(/^gateway:/), expect.stringMatching(/^gateway:/)],
+      );
+      for (const socket of held.values()) await socket.close();
     });
 
     it('another gateway continues a broadcast; two gateways ticking launch a phase once', async () => {
