@@ -9,7 +9,9 @@
  *   is capped below it) is spent on the connections measured.
  * - Command push round trip at a paced 1,000 commands/s (open loop): operator POST → push
  *   over the device's socket → device ack → the server's `acked` frame, and the delivery part
- *   alone; against a raw `ws` echo of a frame of the same size at the same rate. When the
+ *   alone; against a raw `ws` echo of a frame of the same size at the same rate, and against
+ *   the durable floor: the same round trip through a bare server that only commits one row
+ *   before the push and one before the ack's answer. When the
  *   gateway cannot keep up, the round trip includes the queue that builds (it is not hidden
  *   by slowing the load), and `push_commands_completed_per_s` shows the rate it did reach.
  * - SAF records accepted per second, signed, in batches of 500 through
@@ -49,7 +51,7 @@ import { currentEtags, poll } from './gateway/configPolls.js';
 import { deviceIdOf, deviceSecretOf } from './gateway/fleet.js';
 import { keepAlive, send } from './gateway/http.js';
 import { measureIdle, statementsOf, waitFor } from './gateway/idle.js';
-import { measureEcho, measurePush } from './gateway/push.js';
+import { measureDurableFloor, measureEcho, measurePush } from './gateway/push.js';
 import { measureNotify } from './gateway/notify.js';
 import { measureSaf } from './gateway/saf.js';
 import type { ServerSpec } from './gateway/server.js';
@@ -483,6 +485,25 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.baselines.raw_ws_echo_rtt_p99_ms = round(echo.p99);
     stop(raw.child);
 
+    const durable = await start({
+      kind: 'durable-ws',
+      databaseUrl: url,
+      schema,
+      poolSize: GATEWAY_POOL,
+    });
+    progress(
+      `baseline: durable push floor (two commits per command), ${s.commands} at ${s.rate}/s`,
+    );
+    const floor = await measureDurableFloor({
+      url: durable.url,
+      sockets: PUSH_DEVICES,
+      count: s.commands,
+      rate: s.rate,
+    });
+    result.baselines.durable_push_floor_rtt_p50_ms = round(floor.p50);
+    result.baselines.durable_push_floor_rtt_p99_ms = round(floor.p99);
+    stop(durable.child);
+
     const bareEtag = '"bench-config-etag"';
     const bare = await start({ kind: 'bare-fastify', etag: bareEtag });
     progress(`baseline: ${s.configSeconds} s of 304 polls to a bare fastify route`);
@@ -525,6 +546,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.metrics.push_rtt_p99_ms,
       result.baselines.raw_ws_echo_rtt_p99_ms,
     );
+    result.ratios.push_rtt_p99_vs_durable_floor = ratio(
+      result.metrics.push_rtt_p99_ms,
+      result.baselines.durable_push_floor_rtt_p99_ms,
+    );
     result.ratios.config_304_vs_bare_fastify = ratio(
       result.metrics.config_304_per_s,
       result.baselines.bare_fastify_304_per_s,
@@ -533,6 +558,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.notes.push(
       'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
       "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
+      `durable_push_floor_rtt_*: the same paced rate through a bare ws server that commits one row (autocommit, pool of ${GATEWAY_POOL}) before sending each command and one before answering each ack — the two commits of a push round trip and nothing else; the push goal of ${PUSH_P99_GOAL_MS} ms p99 is reachable only if this floor is well below it`,
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',
       'pg_notify_commits_per_s_c8: one-row write transactions per second with a pg_notify in each (a listener connected), 8 connections, against the same without (pg_commits_per_s_c8), alternating rounds: the ceiling NOTIFY puts on pushes routed across gateways (one NOTIFY per command-creating transaction)',

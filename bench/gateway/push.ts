@@ -9,8 +9,10 @@
  * - round trip: due → the device receives the server's `acked` frame, i.e. the command was
  *   created (committed), pushed, executed by the device and its EXECUTED state committed.
  *
- * The baseline sends frames of the same size over raw `ws` connections at the same rate to
- * an echo server and times the echo.
+ * The baselines, at the same rate: frames of the same size over raw `ws` connections to an
+ * echo server, timed to the echo; and the durable floor (server.ts's `durable-ws`): a `post`
+ * frame answered `command` once a row is committed, whose `ack` is answered `acked` once a
+ * second row is committed — the round trip above minus everything but its two commits.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
@@ -259,6 +261,54 @@ export async function measureEcho(options: {
       await until(() => echoedAt.every((t) => t > 0), SETTLE_MS);
       const rtt: number[] = [];
       for (let i = 0; i < n; i++) if (echoedAt[i]! > 0) rtt.push(echoedAt[i]! - due[i]!);
+      return rtt;
+    };
+    await round(Math.min(500, count));
+    const rtt = await round(count);
+    return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length };
+  } finally {
+    for (const ws of sockets) ws.close();
+  }
+}
+
+/**
+ * The durable push floor at `url` (a `durable-ws` server): per command, `post` → commit →
+ * `command` → `ack` → commit → `acked`, paced at `rate` over `sockets` connections; times
+ * from the moment each post was due until its `acked` arrived.
+ */
+export async function measureDurableFloor(options: {
+  url: string;
+  sockets: number;
+  count: number;
+  rate: number;
+}): Promise<EchoResult> {
+  const { url, count, rate } = options;
+  let ackedAt = new Float64Array(0);
+  const sockets = await Promise.all(
+    Array.from(
+      { length: options.sockets },
+      () =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const ws = new WebSocket(`${wsBase(url)}/floor`, { perMessageDeflate: false });
+          ws.on('message', (data: Buffer) => {
+            const frame = JSON.parse(data.toString('utf8')) as { type: string; seq: number };
+            if (frame.type === 'command') ws.send(JSON.stringify({ type: 'ack', seq: frame.seq }));
+            else if (frame.seq < ackedAt.length) ackedAt[frame.seq] = performance.now();
+          });
+          ws.on('open', () => resolve(ws));
+          ws.on('error', reject);
+        }),
+    ),
+  );
+  try {
+    const round = async (n: number) => {
+      ackedAt = new Float64Array(n);
+      const { due } = await paced(n, rate, (i) =>
+        sockets[i % sockets.length]!.send(JSON.stringify({ type: 'post', seq: i })),
+      );
+      await until(() => ackedAt.every((t) => t > 0), SETTLE_MS);
+      const rtt: number[] = [];
+      for (let i = 0; i < n; i++) if (ackedAt[i]! > 0) rtt.push(ackedAt[i]! - due[i]!);
       return rtt;
     };
     await round(Math.min(500, count));

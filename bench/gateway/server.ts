@@ -10,6 +10,11 @@
  *   per connection and for a frame's round trip.
  * - `bare-fastify`: fastify with one route shaped like the device config poll that answers
  *   304 when `If-None-Match` matches a fixed ETag: the baseline of the 304 path.
+ * - `durable-ws`: the floor of a durable push, with nothing of Saffron: a bare `ws` server
+ *   that, for a `post` frame, commits one row (autocommit INSERT from a pool of `poolSize`)
+ *   before it sends the `command` frame, and for the device's `ack` commits another before
+ *   it answers `acked` — the two commits a command's round trip cannot do without (created
+ *   before anyone is told, executed before the ack is confirmed), one statement each.
  *
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
@@ -37,7 +42,8 @@ export type ServerSpec =
       poolSize: number;
     }
   | { kind: 'raw-ws' }
-  | { kind: 'bare-fastify'; etag: string };
+  | { kind: 'bare-fastify'; etag: string }
+  | { kind: 'durable-ws'; databaseUrl: string; schema: string; poolSize: number };
 
 const HOST = '127.0.0.1';
 
@@ -79,6 +85,34 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
       const wss = new WebSocketServer({ server });
       wss.on('connection', (socket) =>
         socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })),
+      );
+      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+    }
+    case 'durable-ws': {
+      const pool = new pg.Pool({
+        connectionString: spec.databaseUrl,
+        max: spec.poolSize,
+        options: `-c search_path=${spec.schema}`,
+      });
+      await pool.query(
+        'CREATE TABLE IF NOT EXISTS bench_push_floor (id bigserial PRIMARY KEY, seq int, kind text, at timestamptz DEFAULT now())',
+      );
+      const commit = (seq: number, kind: string) =>
+        pool.query('INSERT INTO bench_push_floor (seq, kind) VALUES ($1, $2)', [seq, kind]);
+      const server = createServer((_request, response) => response.writeHead(404).end());
+      const wss = new WebSocketServer({ server, perMessageDeflate: false });
+      wss.on('connection', (socket) =>
+        socket.on('message', (data: Buffer) => {
+          const frame = JSON.parse(data.toString('utf8')) as { type: string; seq: number };
+          const answer = frame.type === 'post' ? 'command' : 'acked';
+          void commit(frame.seq, frame.type).then(
+            () => socket.send(JSON.stringify({ type: answer, seq: frame.seq })),
+            (error: unknown) => socket.close(1011, String(error).slice(0, 100)),
+          );
+        }),
       );
       await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
       const address = server.address();
