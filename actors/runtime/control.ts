@@ -15,7 +15,7 @@ import { workflowContext, workflowStatus, type WorkflowSnapshot } from '../workf
 import { commitPlan } from './commit.js';
 import { type Internals, restoreLive } from './internals.js';
 import { loadWorkflow } from './drive.js';
-import { buildTransition, isTerminal } from './plan.js';
+import { buildTransition, isTerminal } from './planTransition.js';
 
 /**
  * Apply one operator event in one commit with its audit row. `check` throws when the request

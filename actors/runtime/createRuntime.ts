@@ -48,7 +48,7 @@ import { createCommitQueue, type StepDurability } from './commitQueue.js';
 import { restoreLive, type Internals, type SettledHook, type StateGuard } from './internals.js';
 import { describeStatechart, type Statechart } from '../workflow/statechart.js';
 import { workflowContext, workflowPosition, workflowStatus } from '../workflow/snapshot.js';
-import { isTerminal } from './plan.js';
+import { isTerminal } from './planTransition.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
 import {
   fireTimeouts,

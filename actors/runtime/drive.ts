@@ -37,7 +37,7 @@ import {
   compensationOf,
   isTerminal,
   type Transition,
-} from './plan.js';
+} from './planTransition.js';
 import { kickTasks } from './tasks.js';
 import { applyChanges, concurrentWave } from './wave.js';
 import { deadlineFailure, errorInfo, finishAudit, outcomeTransition } from './outcome.js';

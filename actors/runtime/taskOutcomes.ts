@@ -48,7 +48,7 @@ import { type CommitPlan, isStepOnly, toStepCommit, writePlans } from './commit.
 import { createBatchQueue } from './batchQueue.js';
 import { finishAudit } from './outcome.js';
 import { type Internals, type LiveWorkflow, restoreLive } from './internals.js';
-import { automateNext, buildTransition, compensationOf, isTerminal } from './plan.js';
+import { automateNext, buildTransition, compensationOf, isTerminal } from './planTransition.js';
 
 /** A task group with no unfinished task left, to settle. */
 export interface FinishedGroup {

@@ -1,6 +1,8 @@
 /**
- * Turning what happened into a commit plan: the machine event, the new workflow columns,
- * and the audit rows — computed, not executed (STYLE: pure transitions, effects as data).
+ * Planning one transition of a live workflow: what happened (machine events, a step's
+ * effects) becomes a commit plan (commitPlan.ts) — the new workflow columns, the heartbeat,
+ * the audit rows and the outbox — computed, not executed (STYLE: pure transitions, effects
+ * as data). Writing the plan is writePlans.ts's business.
  */
 import {
   isTerminalWorkflowStatus,
