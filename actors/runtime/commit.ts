@@ -10,7 +10,7 @@
  */
 import {
   beatHeartbeats,
-  commitSteps,
+  commitStepWrites,
   ConflictError,
   insertTasks,
   notifyTasks,
@@ -29,7 +29,7 @@ import {
   type NewWorkflow,
   type NewWorkflowRow,
   type ScheduledWorkflow,
-  type StepCommit,
+  type StepWrite,
   type StepLog,
   type Store,
   type StoreHandle,
@@ -110,7 +110,7 @@ export const isDrivenCreation = (p: CommitPlan) =>
 export const isHoldable = (p: CommitPlan) => isIntermediateStep(p) || isDrivenCreation(p);
 
 /** The store's step commit of a {@link isStepOnly} plan. */
-export function toStepCommit(p: CommitPlan): StepCommit {
+export function toStepWrite(p: CommitPlan): StepWrite {
   return {
     update: rowUpdate(p),
     ...(p.created ? { create: p.created } : {}),
@@ -245,7 +245,7 @@ export async function writePlans(
     plans.flatMap((p) => p.children),
     now,
   );
-  await writeStepRows(tx, plans.map(toStepCommit));
+  await writeStepRows(tx, plans.map(toStepWrite));
   await beatHeartbeats(
     tx,
     plans.flatMap((p) => p.childBeats),
@@ -279,7 +279,7 @@ export async function commitBatch(
   // the store's step commit reports by workflow: a workflow twice goes through the
   // transaction, where one stale commit fails it whole and the batch is redone one by one
   if (plans.every(isStepOnly) && new Set(plans.map((p) => p.workflowId)).size === plans.length) {
-    const done = await commitSteps(store, plans.map(toStepCommit), now, options);
+    const done = await commitStepWrites(store, plans.map(toStepWrite), now, options);
     return plans.map((p) =>
       done.has(p.workflowId)
         ? versionAfter(p)

@@ -23,7 +23,7 @@
  * grouped way, so only the outcome at fault fails.
  */
 import {
-  commitStepsPostgres,
+  commitStepWritesPostgres,
   settleTasksPostgres,
   ConflictError,
   finishTasks,
@@ -44,7 +44,7 @@ import {
 } from '../../runtime/index.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
-import { type CommitPlan, isStepOnly, toStepCommit, writePlans } from './commit.js';
+import { type CommitPlan, isStepOnly, toStepWrite, writePlans } from './commit.js';
 import { createBatchQueue } from './batchQueue.js';
 import { finishAudit } from './outcome.js';
 import { type Internals, type LiveWorkflow, restoreLive } from './internals.js';
@@ -212,7 +212,7 @@ async function writeSettlePlans(
   if (single.length > 0) {
     let applied: Set<string>;
     try {
-      applied = await commitStepsPostgres(tx, single.map(toStepCommit), now);
+      applied = await commitStepWritesPostgres(tx, single.map(toStepWrite), now);
     } catch (error) {
       throw translateDriverError(error, `settle ${single.length} task group(s)`);
     }
@@ -318,7 +318,7 @@ function prepareDirect(
     settled.plan.logs.length
   )
     return undefined;
-  return { completion: { ...outcome, settle: toStepCommit(settled.plan) }, after: settled.after };
+  return { completion: { ...outcome, settle: toStepWrite(settled.plan) }, after: settled.after };
 }
 
 /**
