@@ -24,7 +24,7 @@ import {
   workflowStatus,
   type WorkflowSnapshot,
 } from '../workflow/snapshot.js';
-import { newPlan, type CommitPlan } from './commit.js';
+import { newPlan, type CommitPlan } from './commitPlan.js';
 import { compileCached, type Internals, type LiveWorkflow } from './internals.js';
 
 /** Whether a status is terminal. */

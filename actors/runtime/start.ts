@@ -12,7 +12,8 @@ import {
   type WorkflowRecord,
 } from '../../runtime/index.js';
 import { initialWorkflowSnapshot, persistWorkflowSnapshot } from '../workflow/snapshot.js';
-import { newPlan, writePlans, type CommitPlan } from './commit.js';
+import { newPlan, type CommitPlan } from './commitPlan.js';
+import { writePlans } from './writePlans.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
 import { compileCached, type Internals } from './internals.js';
 

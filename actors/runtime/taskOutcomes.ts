@@ -44,7 +44,8 @@ import {
 } from '../../runtime/index.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
-import { type CommitPlan, isStepOnly, toStepWrite, writePlans } from './commit.js';
+import { type CommitPlan, isStepOnly, toStepWrite } from './commitPlan.js';
+import { writePlans } from './writePlans.js';
 import { createBatchQueue } from './batchQueue.js';
 import { finishAudit } from './outcome.js';
 import { type Internals, type LiveWorkflow, restoreLive } from './internals.js';
@@ -195,7 +196,7 @@ export async function settleGroups(
   return settled.map((s) => s.after);
 }
 
-/** A plan that only moves an existing workflow on (see commit.ts `isStepOnly`). */
+/** A plan that only moves an existing workflow on (see commitPlan.ts `isStepOnly`). */
 const movesOnly = (p: CommitPlan) => !p.created && isStepOnly(p);
 
 /**
