@@ -15,7 +15,12 @@ import {
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
 import type { Internals, LiveWorkflow } from './internals.js';
-import { automateNext, buildTransition, compensationOf, type Transition } from './planTransition.js';
+import {
+  automateNext,
+  buildTransition,
+  compensationOf,
+  type Transition,
+} from './planTransition.js';
 
 export const errorInfo = (error: SaffronError, step: string | null) => ({
   code: error.code,
