@@ -22,6 +22,7 @@ import {
   type Transition,
 } from './planTransition.js';
 
+/** A step failure as audit rows and machine events record it: code, message and step. */
 export const errorInfo = (error: SaffronError, step: string | null) => ({
   code: error.code,
   message: error.message,
