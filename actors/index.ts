@@ -40,7 +40,7 @@ export {
   type StartManyOptions,
   type StartOptions,
 } from './runtime/createRuntime.js';
-export type { StepDurability } from './runtime/commitQueue.js';
+export type { StepDurability } from './runtime/groupCommitQueue.js';
 export {
   INSPECT_PROTOCOL_VERSION,
   INSPECTION_MESSAGE_TYPES,

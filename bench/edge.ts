@@ -11,7 +11,7 @@
  *   decisions, approval, receipt: seven step commits (the start and six steps) in one
  *   transaction, flushed to disk before anyone is answered: the end with its signed SAF
  *   record, which also writes the start and the five steps in between (held in memory until
- *   then, actors/runtime/commitQueue.ts) — while its cloud is unreachable. The POS is a
+ *   then, actors/runtime/groupCommitQueue.ts) — while its cloud is unreachable. The POS is a
  *   child process (edge/posClient.ts) posting each payment to the local API over loopback
  *   HTTP, as a terminal's POS application does, so its CPU and garbage stay out of the agent.
  *   Latency one at a time after `--warm-up` (4,000 × `--scale`) payments, in steady state like

@@ -164,7 +164,7 @@ export {
   collectStats,
   type CommandNotification,
   COMMANDS_CHANNEL,
-  commitSteps,
+  commitStepWrites,
   type CompensationEntry,
   ConflictError,
   createChannelListener,
@@ -233,8 +233,8 @@ export {
   settleTimers,
   setWalAutocheckpoint,
   sqliteChangeCount,
-  type StepCommit,
   type StepLog,
+  type StepWrite,
   asCloud,
   asEdge,
   isCloudStore,
@@ -339,7 +339,7 @@ export {
   validateJson,
 } from './jsonSchema/index.js';
 // the batched recording of task outcomes that actors/runtime/taskOutcomes.ts drives
-export { commitStepsPostgres } from './store/postgres/commitStepsPostgres.js';
+export { commitStepWritesPostgres } from './store/postgres/commitStepWritesPostgres.js';
 export { settleTasksPostgres, type TaskSettlement } from './store/postgres/settleTasksPostgres.js';
 export { getGroupWorkflows } from './store/tasks/getGroupWorkflows.js';
 export { finishTasks } from './store/tasks/finishTasks.js';

@@ -2,7 +2,7 @@
  * The inspection sink: turns committed step commits into inspection messages
  * (`@xstate.actor`, `@xstate.event`, `@xstate.snapshot`) and hands them to an observer.
  *
- * It is called only after a commit is written (commitQueue.ts; held commits of the edge's
+ * It is called only after a commit is written (groupCommitQueue.ts; held commits of the edge's
  * `boundaries` durability when their transaction is written), so nobody is told of a step that
  * a crash could still undo before its write. It never throws and never waits: a failing
  * observer is ignored, a slow one queues on its side. Every context, state and event is
@@ -18,7 +18,7 @@ import {
   type JsonObject,
   type WorkflowStatus,
 } from '../../runtime/index.js';
-import type { CommitPlan } from '../runtime/commit.js';
+import type { CommitPlan } from '../runtime/commitPlan.js';
 import type { CompiledWorkflow } from '../workflow/compileMachine.js';
 import type { WorkflowEvent } from '../workflow/events.js';
 import type { PersistedWorkflowSnapshot } from '../workflow/snapshot.js';

@@ -12,10 +12,10 @@ import {
 import { initialContext, type WorkflowMachineContext } from '../workflow/context.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowStatus, type WorkflowSnapshot } from '../workflow/snapshot.js';
-import { commitPlan } from './commit.js';
+import { commitOnePlan } from './writePlans.js';
 import { type Internals, restoreLive } from './internals.js';
 import { loadWorkflow } from './drive.js';
-import { buildTransition, isTerminal } from './plan.js';
+import { buildTransition, isTerminal } from './planTransition.js';
 
 /**
  * Apply one operator event in one commit with its audit row. `check` throws when the request
@@ -43,7 +43,7 @@ function operatorEvent(
       stepName: current.record.currentStep,
       ...audit(status, t.status),
     });
-    await commitPlan(internals.store, t.plan, internals.clock.now());
+    await commitOnePlan(internals.store, t.plan, internals.clock.now());
     return loadWorkflow(internals, id);
   });
 }
@@ -176,7 +176,7 @@ export function retryWorkflow(
       stepName: target,
       eventData: { from_step: target, previous_status: status, previous_error: ctx.error },
     });
-    await commitPlan(internals.store, t.plan, internals.clock.now());
+    await commitOnePlan(internals.store, t.plan, internals.clock.now());
     return loadWorkflow(internals, id);
   });
 }

@@ -44,11 +44,11 @@ import {
 } from '../../runtime/index.js';
 import { cancelWorkflow, pauseWorkflow, retryWorkflow, unpauseWorkflow } from './control.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
-import { createCommitQueue, type StepDurability } from './commitQueue.js';
+import { createGroupCommitQueue, type StepDurability } from './groupCommitQueue.js';
 import { restoreLive, type Internals, type SettledHook, type StateGuard } from './internals.js';
 import { describeStatechart, type Statechart } from '../workflow/statechart.js';
 import { workflowContext, workflowPosition, workflowStatus } from '../workflow/snapshot.js';
-import { isTerminal } from './plan.js';
+import { isTerminal } from './planTransition.js';
 import { drainTasks, type TaskRunOptions } from './tasks.js';
 import {
   fireTimeouts,
@@ -130,7 +130,7 @@ export interface RuntimeOptions {
    * tasks, timers, children), and holds the intermediate steps of a running workflow — and
    * the creation of one it drives at once — to write them in the same transaction (or after
    * 50 ms): a crash or a power cut may then repeat them, or lose a workflow whose first drive
-   * had not answered (commitQueue.ts). SQLite only; the edge agent's choice, where each flush
+   * had not answered (groupCommitQueue.ts). SQLite only; the edge agent's choice, where each flush
    * is a disk sync the customer waits for.
    */
   stepDurability?: StepDurability;
@@ -300,7 +300,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
     lastBeat: new Map(),
     driving: new Set(),
-    commits: createCommitQueue(
+    groupCommit: createGroupCommitQueue(
       options.store,
       options.maxCommitBatch,
       undefined,
@@ -435,7 +435,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       try {
         const driver = startOptions.run === false ? undefined : internals.workerId;
         if (driver) internals.lastBeat.set(id, now.getTime());
-        await internals.commits.commit(createPlan(record, now, driver), now);
+        await internals.groupCommit.commit(createPlan(record, now, driver), now);
       } catch (error) {
         if (error instanceof ConflictError && key !== undefined) {
           const existing = await getWorkflowByIdempotencyKey(internals.store, key);
@@ -544,7 +544,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await Promise.all([...services].map((s) => s.stop()));
       services.clear();
       await drain();
-      await internals.commits.release();
+      await internals.groupCommit.release();
       await stopPulse();
       await internals.executor.close();
       await inference.close();

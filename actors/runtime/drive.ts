@@ -37,7 +37,7 @@ import {
   compensationOf,
   isTerminal,
   type Transition,
-} from './plan.js';
+} from './planTransition.js';
 import { kickTasks } from './tasks.js';
 import { applyChanges, concurrentWave } from './wave.js';
 import { deadlineFailure, errorInfo, finishAudit, outcomeTransition } from './outcome.js';
@@ -71,7 +71,7 @@ async function commit(
 ): Promise<LiveWorkflow> {
   const now = internals.clock.now();
   await fault(internals, 'before-commit', current.record.id, stepName);
-  const version = await internals.commits.commit(t.plan, now);
+  const version = await internals.groupCommit.commit(t.plan, now);
   await fault(internals, 'after-commit', current.record.id, stepName);
   const record: WorkflowRecord = {
     ...current.record,
@@ -330,13 +330,13 @@ export function driveWorkflow(
       record = await driveLoop(internals, id, request, preloaded);
     } catch (error) {
       // what the drive held is still its progress; its own failure is what the caller hears
-      await internals.commits.release(id).catch(() => undefined);
+      await internals.groupCommit.release(id).catch(() => undefined);
       throw error;
     } finally {
       internals.driving.delete(id);
     }
     // the caller is about to see `record`: what it holds is written and flushed first
-    await internals.commits.release(id);
+    await internals.groupCommit.release(id);
     return record;
   });
 }

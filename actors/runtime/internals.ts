@@ -21,8 +21,8 @@ import {
 } from '../../runtime/index.js';
 import { compileWorkflowMachine, type CompiledWorkflow } from '../workflow/compileMachine.js';
 import { restoreWorkflowSnapshot, type WorkflowSnapshot } from '../workflow/snapshot.js';
-import type { CommitPlan } from './commit.js';
-import type { CommitQueue } from './commitQueue.js';
+import type { CommitPlan } from './commitPlan.js';
+import type { GroupCommitQueue } from './groupCommitQueue.js';
 import type { DriveRequest } from './drive.js';
 import type { WorkflowRegistry } from './registry.js';
 
@@ -110,8 +110,8 @@ export interface RuntimeState {
 
 /** How the parts of one runtime coordinate: functions and queues bound to the instance. */
 export interface RuntimeCoordination {
-  /** Group commit of step commits. */
-  commits: CommitQueue;
+  /** The group-commit queue every step's plan goes through. */
+  groupCommit: GroupCommitQueue;
   /**
    * Drive workflow `id` for `request` (drive.ts's `driveWorkflow`, bound to this runtime):
    * settling a task group continues its workflow through this, so the task modules that

@@ -15,8 +15,14 @@ import {
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
 import type { Internals, LiveWorkflow } from './internals.js';
-import { automateNext, buildTransition, compensationOf, type Transition } from './plan.js';
+import {
+  automateNext,
+  buildTransition,
+  compensationOf,
+  type Transition,
+} from './planTransition.js';
 
+/** A step failure as audit rows and machine events record it: code, message and step. */
 export const errorInfo = (error: SaffronError, step: string | null) => ({
   code: error.code,
   message: error.message,

@@ -12,7 +12,8 @@ import {
   type WorkflowRecord,
 } from '../../runtime/index.js';
 import { initialWorkflowSnapshot, persistWorkflowSnapshot } from '../workflow/snapshot.js';
-import { newPlan, writePlans, type CommitPlan } from './commit.js';
+import { newPlan, type CommitPlan } from './commitPlan.js';
+import { writePlans } from './writePlans.js';
 import { driveWorkflow, loadWorkflow } from './drive.js';
 import { compileCached, type Internals } from './internals.js';
 
@@ -31,6 +32,11 @@ export interface StartManyOptions {
 const isPlainObject = (v: unknown): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * A workflow's input as a plain JSON copy, or undefined when none was given; refuses
+ * (INVALID_INPUT) a value that is not a JSON object or cannot be serialized. `what` names it
+ * in the message.
+ */
 export function checkInput(value: unknown, what: string): JsonObject | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value))

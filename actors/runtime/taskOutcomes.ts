@@ -23,7 +23,7 @@
  * grouped way, so only the outcome at fault fails.
  */
 import {
-  commitStepsPostgres,
+  commitStepWritesPostgres,
   settleTasksPostgres,
   ConflictError,
   finishTasks,
@@ -44,11 +44,12 @@ import {
 } from '../../runtime/index.js';
 import { wfEvents, type WorkflowEvent } from '../workflow/events.js';
 import { workflowContext, workflowPosition } from '../workflow/snapshot.js';
-import { type CommitPlan, isStepOnly, toStepCommit, writePlans } from './commit.js';
+import { type CommitPlan, isStepOnly, toStepWrite } from './commitPlan.js';
+import { writePlans } from './writePlans.js';
 import { createBatchQueue } from './batchQueue.js';
 import { finishAudit } from './outcome.js';
 import { type Internals, type LiveWorkflow, restoreLive } from './internals.js';
-import { automateNext, buildTransition, compensationOf, isTerminal } from './plan.js';
+import { automateNext, buildTransition, compensationOf, isTerminal } from './planTransition.js';
 
 /** A task group with no unfinished task left, to settle. */
 export interface FinishedGroup {
@@ -195,7 +196,7 @@ export async function settleGroups(
   return settled.map((s) => s.after);
 }
 
-/** A plan that only moves an existing workflow on (see commit.ts `isStepOnly`). */
+/** A plan that only moves an existing workflow on (see commitPlan.ts `isStepOnly`). */
 const movesOnly = (p: CommitPlan) => !p.created && isStepOnly(p);
 
 /**
@@ -212,7 +213,7 @@ async function writeSettlePlans(
   if (single.length > 0) {
     let applied: Set<string>;
     try {
-      applied = await commitStepsPostgres(tx, single.map(toStepCommit), now);
+      applied = await commitStepWritesPostgres(tx, single.map(toStepWrite), now);
     } catch (error) {
       throw translateDriverError(error, `settle ${single.length} task group(s)`);
     }
@@ -318,7 +319,7 @@ function prepareDirect(
     settled.plan.logs.length
   )
     return undefined;
-  return { completion: { ...outcome, settle: toStepCommit(settled.plan) }, after: settled.after };
+  return { completion: { ...outcome, settle: toStepWrite(settled.plan) }, after: settled.after };
 }
 
 /**

@@ -87,8 +87,8 @@ export { updateWorkflows, type WorkflowRowUpdate } from './workflows/updateWorkf
 export { beatHeartbeats, deleteHeartbeats } from './heartbeats/beatHeartbeats.js';
 export { refreshHeartbeats, takeOverHeartbeat } from './heartbeats/refreshHeartbeats.js';
 export { insertWorkflows } from './workflows/insertWorkflows.js';
-export { commitSteps } from './workflows/commitSteps.js';
-export type { StepCommit } from './workflows/stepCommit.js';
+export { commitStepWrites } from './workflows/commitStepWrites.js';
+export type { StepWrite } from './workflows/stepWrite.js';
 export { writeStepRows } from './workflows/writeStepRows.js';
 export { claimTasks, type TaskClaim } from './tasks/claimTasks.js';
 export type { ClaimedTask } from './tasks/claimedTask.js';

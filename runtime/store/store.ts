@@ -71,8 +71,9 @@ export interface TransactionOptions {
    * `synchronous=NORMAL`, and WAL frames reach the disk in order, so the next `FULL`
    * commit's flush covers it). For work that may be lost with the power as long as what
    * follows it is not: a running workflow's intermediate steps written ahead of the
-   * commit that flushes them (docs/architecture.md#durability; actors/runtime/commitQueue.ts). PostgreSQL
-   * and PGlite ignore it: their durability is the server's.
+   * commit that flushes them (docs/architecture.md#durability;
+   * actors/runtime/groupCommitQueue.ts). PostgreSQL and PGlite ignore it: their durability is
+   * the server's.
    */
   flush?: 'durable' | 'deferred';
 }

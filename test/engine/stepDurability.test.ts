@@ -12,8 +12,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createCommitQueue, type StepDurability } from '../../actors/runtime/commitQueue.js';
-import { newPlan } from '../../actors/runtime/commit.js';
+import {
+  createGroupCommitQueue,
+  type StepDurability,
+} from '../../actors/runtime/groupCommitQueue.js';
+import { newPlan } from '../../actors/runtime/commitPlan.js';
 import {
   ConflictError,
   getWorkflow,
@@ -229,7 +232,7 @@ describe('step durability on SQLite', () => {
   });
 
   it('boundaries: when the folded write fails, its commits are written one by one, so only the one at fault fails', async () => {
-    const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
+    const queue = createGroupCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
     const now = new Date();
     const id = randomUUID();
     const created = creationPlan(id, now);
@@ -271,7 +274,7 @@ describe('step durability on SQLite', () => {
   });
 
   it('boundaries: an end that does not follow what was held is not folded, and conflicts', async () => {
-    const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
+    const queue = createGroupCommitQueue(handle.store, 64, 1, 'boundaries', 10_000);
     const now = new Date();
     const id = randomUUID();
     const created = creationPlan(id, now);
@@ -375,7 +378,7 @@ describe('step durability on SQLite', () => {
 
   it("boundaries: a held commit that cannot be written fails the workflow's next commit", async () => {
     const wf = await createdFlow();
-    const queue = createCommitQueue(handle.store, 64, 1, 'boundaries', 10);
+    const queue = createGroupCommitQueue(handle.store, 64, 1, 'boundaries', 10);
     const step = (version: number, name: string) => stepPlan(wf.id, version, name);
     // held: acknowledged at once with the version it will have
     expect(await queue.commit(step(wf.version, 'one'), new Date())).toBe(wf.version + 1);
@@ -412,7 +415,7 @@ describe('step durability on SQLite', () => {
         return result;
       },
     };
-    const queue = createCommitQueue(slow, 64, 1, 'boundaries', 10);
+    const queue = createGroupCommitQueue(slow, 64, 1, 'boundaries', 10);
     const plan = stepPlan(wf.id, wf.version, 'one');
     await queue.commit(plan, new Date());
     // the window has sent the held commit on its way; its transaction is still running

@@ -35,14 +35,14 @@ import type { StoreHandle } from '../store.js';
 import type { TaskClaim } from '../tasks/claimTasks.js';
 import { type ClaimedRow, type ClaimedTask, rowToClaimedTask } from '../tasks/claimedTask.js';
 import type { TaskOutcome } from '../tasks/taskGroups.js';
-import type { StepCommit } from '../workflows/stepCommit.js';
+import type { StepWrite } from '../workflows/stepWrite.js';
 import { claimCtes } from './claimTasksPostgres.js';
 import { type CompactAuditRow, compactAuditRow, logRows, STORED_STATUS } from './taskRows.js';
 
 /** A task outcome, with the commit that settles its group if the task is the group's only one. */
 export interface TaskSettlement extends TaskOutcome {
   /** Audit rows and heartbeat only: no metrics or logs. */
-  settle?: StepCommit;
+  settle?: StepWrite;
 }
 
 /** What became of each completion, and the tasks claimed with them. */

@@ -1,9 +1,10 @@
 /**
- * PostgreSQL: many workflows' step commits in ONE statement. Data-modifying CTEs insert new
- * workflow rows and update existing ones (version-checked) and insert the audit, metric and log rows and heartbeats
- * of exactly the workflows whose update succeeded (joined on the UPDATE's RETURNING), so a
- * workflow that lost a version race writes nothing while the others commit. One statement
- * is one implicit transaction and one round trip for the whole batch.
+ * PostgreSQL: a batch of step writes (workflows/stepWrite.ts), many workflows' steps,
+ * committed in ONE statement. Data-modifying CTEs insert new workflow rows and update existing
+ * ones (version-checked) and insert the audit, metric and log rows and heartbeats of exactly
+ * the workflows whose update succeeded (joined on the UPDATE's RETURNING), so a workflow that
+ * lost a version race writes nothing while the others commit. One statement is one implicit
+ * transaction and one round trip for the whole batch.
  *
  * The rows travel as JSON arrays read with `jsonb_to_recordset`, so the statement's text is
  * the same for every batch, whatever its size and shape: it is compiled once per store and
@@ -18,12 +19,12 @@
 import { sql } from 'kysely';
 import { executeCached } from '../cachedQuery.js';
 import type { StoreHandle } from '../store.js';
-import type { StepCommit } from '../workflows/stepCommit.js';
+import type { StepWrite } from '../workflows/stepWrite.js';
 
-/** Commit `commits`; returns the ids of the workflows that were at their expected version. */
-export async function commitStepsPostgres(
+/** Commit `writes`; returns the ids of the workflows that were at their expected version. */
+export async function commitStepWritesPostgres(
   h: StoreHandle,
-  commits: readonly StepCommit[],
+  writes: readonly StepWrite[],
   now: Date,
 ): Promise<Set<string>> {
   const c = h.codec;
@@ -35,7 +36,7 @@ export async function commitStepsPostgres(
   const logs: unknown[] = [];
   const beats: unknown[] = [];
   const gone: string[] = [];
-  for (const x of commits) {
+  for (const x of writes) {
     const w = x.create;
     if (w)
       creates.push({
@@ -119,7 +120,7 @@ export async function commitStepsPostgres(
     gone,
   ];
   const p = (i: number) => parameters[i];
-  const result = await executeCached<{ id: string }>(h, 'commitSteps', parameters, () => ({
+  const result = await executeCached<{ id: string }>(h, 'commitStepWrites', parameters, () => ({
     compile: () =>
       sql<{ id: string }>`
     WITH t AS (SELECT ${p(0)}::timestamptz AS now),

@@ -1,46 +1,32 @@
 /**
- * Step commits: everything a step changed, written in one database transaction
- * (docs/architecture.md#durability) — the workflow row (version-checked), its audit rows,
- * metrics, step logs, heartbeat, and the outbox: child workflows, cron registrations, timers,
- * compensation records.
- *
- * Several workflows' commits can share one transaction (see commitQueue.ts): rows of a kind
- * go in one multi-row statement, so a batch costs a handful of round trips and one durable
- * flush however many workflows it carries.
+ * Commit plans: what one transition of one workflow changes — its row (version-checked, or
+ * inserted at its creation), audit rows, metrics, step logs, heartbeat, and the outbox: child
+ * workflows, cron registrations, timers, tasks, compensation records, the embedder's rows —
+ * computed and not yet written (planTransition.ts builds them, writePlans.ts writes them in
+ * one transaction, docs/architecture.md#durability). Here: the plan's shape and what can be
+ * told from a plan alone — whether it is a plain step write, whether the group commit may
+ * hold it (groupCommitQueue.ts), the version it leaves, and the folding of a held creation
+ * with the plans that follow it.
  */
-import {
-  beatHeartbeats,
-  commitSteps,
-  ConflictError,
-  insertTasks,
-  notifyTasks,
-  insertTimer,
-  insertWorkflows,
-  recordCompensation,
-  settleTimers,
-  updateWorkflows,
-  writeStepRows,
-  upsertScheduledWorkflow,
-  type AuditEvent,
-  type CompensationEntry,
-  type Heartbeat,
-  type NewTask,
-  type NewTimer,
-  type NewWorkflow,
-  type NewWorkflowRow,
-  type ScheduledWorkflow,
-  type StepCommit,
-  type StepLog,
-  type Store,
-  type StoreHandle,
-  type TransactionOptions,
-  type WorkflowMetric,
-  type WorkflowRowUpdate,
-  type WorkflowStatus,
+import type {
+  AuditEvent,
+  CompensationEntry,
+  Heartbeat,
+  NewTask,
+  NewTimer,
+  NewWorkflow,
+  NewWorkflowRow,
+  ScheduledWorkflow,
+  StepLog,
+  StepWrite,
+  StoreHandle,
+  WorkflowMetric,
+  WorkflowRowUpdate,
+  WorkflowStatus,
 } from '../../runtime/index.js';
 import type { WorkflowEvent } from '../workflow/events.js';
 
-/** The data of one workflow's commit. */
+/** What one transition of one workflow writes, in one transaction with it. */
 export interface CommitPlan {
   workflowId: string;
   /**
@@ -73,7 +59,10 @@ export interface CommitPlan {
   events?: readonly WorkflowEvent[];
 }
 
-/** A plan that writes only its workflow's row, audit, metrics, logs and own heartbeat. */
+/**
+ * A plan that writes only its workflow's row, audit, metrics, logs and own heartbeat: a plain
+ * {@link StepWrite} ({@link toStepWrite}).
+ */
 export const isStepOnly = (p: CommitPlan) =>
   !p.children.length &&
   !p.tasks.length &&
@@ -87,7 +76,7 @@ export const isStepOnly = (p: CommitPlan) =>
 /**
  * A plan that continues a running workflow and writes only its own rows: not its creation,
  * not its end or a wait, nothing another process, a timer or the embedder's outbox acts on.
- * Such commits may be held and written with the next one (commitQueue.ts, durability
+ * Such commits may be held and written with the next one (groupCommitQueue.ts, durability
  * `boundaries`).
  */
 export const isIntermediateStep = (p: CommitPlan) =>
@@ -109,8 +98,8 @@ export const isDrivenCreation = (p: CommitPlan) =>
 /** A commit that `boundaries` may hold: an intermediate step or a driven creation. */
 export const isHoldable = (p: CommitPlan) => isIntermediateStep(p) || isDrivenCreation(p);
 
-/** The store's step commit of a {@link isStepOnly} plan. */
-export function toStepCommit(p: CommitPlan): StepCommit {
+/** The store's step write of a {@link isStepOnly} plan (the rest of the plan is left out). */
+export function toStepWrite(p: CommitPlan): StepWrite {
   return {
     update: rowUpdate(p),
     ...(p.created ? { create: p.created } : {}),
@@ -131,7 +120,7 @@ export function toStepCommit(p: CommitPlan): StepCommit {
 }
 
 /** The version-checked row update of a plan that does not create its workflow. */
-const rowUpdate = (p: CommitPlan): WorkflowRowUpdate => ({
+export const rowUpdate = (p: CommitPlan): WorkflowRowUpdate => ({
   id: p.workflowId,
   expectedVersion: p.expectedVersion,
   ...(p.statusBefore !== undefined && { statusBefore: p.statusBefore }),
@@ -144,10 +133,11 @@ export const versionAfter = (p: CommitPlan): number =>
 
 /**
  * One plan for a workflow's creation and the commits that followed it, none of them written
- * yet (commitQueue.ts, durability `boundaries`): the row is inserted once, as the last of them
- * leaves it and at its version, with every plan's audit, metric and log rows and outbox in
- * order. A heartbeat the last one removes is never written: no row can hold one yet. Undefined
- * unless `plans` start with the creation and each of the rest follows the one before it.
+ * yet (groupCommitQueue.ts, durability `boundaries`): the row is inserted once, as the last
+ * of them leaves it and at its version, with every plan's audit, metric and log rows and
+ * outbox in order. A heartbeat the last one removes is never written: no row can hold one
+ * yet. Undefined unless `plans` start with the creation and each of the rest follows the one
+ * before it.
  */
 export function foldPlans(plans: readonly CommitPlan[], now: Date): CommitPlan | undefined {
   const [first, ...rest] = plans;
@@ -206,98 +196,4 @@ export function newPlan(
     outbox: [],
     heartbeat,
   };
-}
-
-/** Write `plans` in one transaction; returns each workflow's new version, in order. */
-export function commitPlans(
-  store: Store,
-  plans: readonly CommitPlan[],
-  now: Date,
-  options: TransactionOptions = {},
-): Promise<number[]> {
-  return store.transaction((tx) => writePlans(tx, plans, now), options);
-}
-
-/** Write `plans` inside the caller's transaction `tx`. */
-export async function writePlans(
-  tx: StoreHandle,
-  plans: readonly CommitPlan[],
-  now: Date,
-): Promise<number[]> {
-  await insertWorkflows(
-    tx,
-    plans.flatMap((p) => (p.created ? [p.created] : [])),
-    now,
-  );
-  const updates = plans.filter((p) => !p.created);
-  const updated = await updateWorkflows(tx, updates.map(rowUpdate), now);
-  const stale = updates.filter((p) => !updated.has(p.workflowId));
-  if (stale.length > 0) {
-    throw new ConflictError(
-      `workflow ${stale.map((p) => p.workflowId).join(', ')} changed since it was read`,
-      {
-        details: { workflowIds: stale.map((p) => p.workflowId) },
-      },
-    );
-  }
-  await insertWorkflows(
-    tx,
-    plans.flatMap((p) => p.children),
-    now,
-  );
-  await writeStepRows(tx, plans.map(toStepCommit));
-  await beatHeartbeats(
-    tx,
-    plans.flatMap((p) => p.childBeats),
-  );
-  const tasks = plans.flatMap((p) => p.tasks);
-  await insertTasks(tx, tasks);
-  if (tasks.length > 0) await notifyTasks(tx);
-  for (const p of plans) {
-    for (const s of p.schedules) await upsertScheduledWorkflow(tx, s, now);
-    for (const settle of p.settleTimers)
-      await settleTimers(tx, p.workflowId, settle.status, settle.stepName);
-    for (const t of p.timers) await insertTimer(tx, t);
-    for (const c of p.compensations) await recordCompensation(tx, c);
-    for (const write of p.outbox) await write(tx);
-  }
-  return plans.map(versionAfter);
-}
-
-/**
- * Write a batch of plans; each gets its own outcome. Plain step commits of distinct
- * workflows (the common case) go through the store's batched step commit, where one plan's
- * version conflict does not undo the others; any other batch is one transaction that
- * succeeds or fails whole.
- */
-export async function commitBatch(
-  store: Store,
-  plans: readonly CommitPlan[],
-  now: Date,
-  options: TransactionOptions = {},
-): Promise<(number | Error)[]> {
-  // the store's step commit reports by workflow: a workflow twice goes through the
-  // transaction, where one stale commit fails it whole and the batch is redone one by one
-  if (plans.every(isStepOnly) && new Set(plans.map((p) => p.workflowId)).size === plans.length) {
-    const done = await commitSteps(store, plans.map(toStepCommit), now, options);
-    return plans.map((p) =>
-      done.has(p.workflowId)
-        ? versionAfter(p)
-        : new ConflictError(`workflow ${p.workflowId} changed since version ${p.expectedVersion}`, {
-            details: { workflowId: p.workflowId },
-          }),
-    );
-  }
-  return commitPlans(store, plans, now, options);
-}
-
-/** Write one plan in its own transaction and return the workflow's new version. */
-export async function commitPlan(
-  store: Store,
-  plan: CommitPlan,
-  now: Date,
-  options: TransactionOptions = {},
-): Promise<number> {
-  const [version] = await commitPlans(store, [plan], now, options);
-  return version!;
 }

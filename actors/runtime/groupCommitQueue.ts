@@ -1,9 +1,10 @@
 /**
- * Group commit for step commits. Callers hand in their plan and await their own durable
- * acknowledgement; plans that arrive while a batch is being written go together into the
- * next transaction. An idle queue flushes on the next turn of the event loop, so a lone
- * workflow waits for nothing; under load, batches form by themselves (docs/architecture.md#durability:
- * throughput from doing less per commit, never from skipping durability).
+ * The group-commit queue: commit plans (commitPlan.ts) of many workflows batched into one
+ * transaction. Callers hand in their plan and await their own durable acknowledgement; plans
+ * that arrive while a batch is being written go together into the next transaction. An idle
+ * queue flushes on the next turn of the event loop, so a lone workflow waits for nothing;
+ * under load, batches form by themselves (docs/architecture.md#durability: throughput from
+ * doing less per commit, never from skipping durability).
  *
  * If a batch fails (a version conflict, a constraint), it is rolled back and its plans are
  * committed one by one, so only the plan at fault fails and everyone else's commit stands.
@@ -12,7 +13,7 @@
  * workflow, and the creation of a workflow this node drives at once without an idempotency
  * key ({@link isHoldable}), is held rather than written, and acknowledged at once. Held
  * commits are written in the transaction of the workflow's next commit that is not such a
- * commit, when the drive that made them ends ({@link CommitQueue.release}), or once they have
+ * commit, when the drive that made them ends ({@link GroupCommitQueue.release}), or once they have
  * been held `holdMs` (a step that takes long), flushed in the last two cases. A workflow's
  * end, a wait, a keyed or undriven creation, and every commit with an outbox, tasks, timers or
  * children flush before they are acknowledged, together with what its workflow held. A crash
@@ -28,14 +29,8 @@
  */
 import type { Store } from '../../runtime/index.js';
 import { createBatchQueue } from './batchQueue.js';
-import {
-  type CommitPlan,
-  commitBatch,
-  commitPlan,
-  foldPlans,
-  isHoldable,
-  versionAfter,
-} from './commit.js';
+import { type CommitPlan, foldPlans, isHoldable, versionAfter } from './commitPlan.js';
+import { commitOnePlan, commitPlanBatch } from './writePlans.js';
 
 /** When step commits are flushed to disk (see the module comment). */
 export type StepDurability = 'every-step' | 'boundaries';
@@ -43,8 +38,8 @@ export type StepDurability = 'every-step' | 'boundaries';
 /** How long `boundaries` holds an intermediate step's commit at most (see the module comment). */
 export const HOLD_MS = 50;
 
-/** A group-commit queue. */
-export interface CommitQueue {
+/** A group-commit queue: plans handed in together are written in one transaction. */
+export interface GroupCommitQueue {
   /** Commit `plan`; resolves with the workflow's new version once it is committed (or held). */
   commit(plan: CommitPlan, now: Date): Promise<number>;
   /**
@@ -95,14 +90,14 @@ function fold(parts: Pending[]): Pending | undefined {
  * A queue over `store` that puts at most `maxBatch` plans in one transaction and keeps at
  * most `maxInFlight` transactions open at once (SQLite has one writer: use 1).
  */
-export function createCommitQueue(
+export function createGroupCommitQueue(
   store: Store,
   maxBatch = store.dialect === 'sqlite' ? 64 : 8,
   maxInFlight = store.dialect === 'sqlite' ? 1 : 4,
   durability: StepDurability = 'every-step',
   holdMs = HOLD_MS,
   onWritten?: (plans: readonly CommitPlan[]) => void,
-): CommitQueue {
+): GroupCommitQueue {
   // what a written pending commit carried: its own plan, or the plans folded into it
   const written = (p: Pending) => onWritten?.(p.parts ? p.parts.map((x) => x.plan) : [p.plan]);
   const writeBatch = async (batch: Pending[]) => {
@@ -112,7 +107,7 @@ export function createCommitQueue(
         ? 'deferred'
         : 'durable';
     try {
-      const outcomes = await commitBatch(
+      const outcomes = await commitPlanBatch(
         store,
         batch.map((p) => p.plan),
         now,
@@ -134,7 +129,7 @@ export function createCommitQueue(
         return;
       }
       for (const p of single)
-        await commitPlan(store, p.plan, p.now, { flush }).then((version) => {
+        await commitOnePlan(store, p.plan, p.now, { flush }).then((version) => {
           written(p);
           p.resolve(version);
         }, p.reject);

@@ -1,6 +1,8 @@
 /**
- * Turning what happened into a commit plan: the machine event, the new workflow columns,
- * and the audit rows — computed, not executed (STYLE: pure transitions, effects as data).
+ * Planning one transition of a live workflow: what happened (machine events, a step's
+ * effects) becomes a commit plan (commitPlan.ts) — the new workflow columns, the heartbeat,
+ * the audit rows and the outbox — computed, not executed (STYLE: pure transitions, effects
+ * as data). Writing the plan is writePlans.ts's business.
  */
 import {
   isTerminalWorkflowStatus,
@@ -22,7 +24,7 @@ import {
   workflowStatus,
   type WorkflowSnapshot,
 } from '../workflow/snapshot.js';
-import { newPlan, type CommitPlan } from './commit.js';
+import { newPlan, type CommitPlan } from './commitPlan.js';
 import { compileCached, type Internals, type LiveWorkflow } from './internals.js';
 
 /** Whether a status is terminal. */
