@@ -8,7 +8,7 @@
  * ackCommands.ts, deliverCommands.ts, redeliverCommands.ts). There is no timer: an idle
  * queue writes on the next turn of the event loop, so a lone ack waits for nothing, and
  * under load the window is the time the groups in flight take — groups grow with the load by
- * themselves, as the engine's step commits do (actors/runtime/commitQueue.ts, over the same
+ * themselves, as the engine's step commits do (actors/runtime/groupCommitQueue.ts, over the same
  * pump).
  *
  * Every caller awaits its own result, after the group's commit: a command before its POST is
