@@ -363,18 +363,18 @@ export function createSafSync(options: SafSyncOptions): SafSync {
     return result;
   };
 
-  /** Run a round over `source` once no other round is running. */
-  const alone = (source: BatchSource): Promise<SafSyncResult> => {
-    const round = rounds.then(() => runOnce(source));
-    rounds = round.catch(() => undefined);
-    return round;
+  /** Run `round` once no other round is running; `stop()` waits for it. */
+  const alone = <R>(round: () => Promise<R>): Promise<R> => {
+    const run = rounds.then(round);
+    rounds = run.catch(() => undefined);
+    return run;
   };
 
   const loop = createBackgroundLoop({
     intervalMs: intervalMs > 0 ? intervalMs : Infinity,
     firstDelayMs: Infinity, // start() asks for the first round
     timers,
-    pass: () => alone(pendingBatches(store, batchSize)),
+    pass: () => alone(() => runOnce(pendingBatches(store, batchSize))),
     failed: (result) => result.error !== undefined && result.error.code !== 'SAF_SYNC_STOPPED',
     delayAfterFailure: (failures) => {
       const wait = Math.max(backoffDelay(backoff, failures, random), retryAfter ?? 0);
@@ -403,20 +403,22 @@ export function createSafSync(options: SafSyncOptions): SafSync {
   // a round asked for during another runs after it: the one running may have missed records
   const syncNow = (): Promise<SafSyncResult> => loop.runNext();
 
-  const upload = async (request: SafUploadRequest): Promise<SafUploadResult> => {
+  const upload = (request: SafUploadRequest): Promise<SafUploadResult> => {
     const { fromSequence, maxRecords } = request;
     if (fromSequence === undefined)
       return maxRecords === undefined
         ? syncNow()
-        : alone(pendingBatches(store, batchSize, maxRecords));
-    const walk = resendBatches(store, batchSize, { fromSequence, maxRecords });
-    const result: SafUploadResult = await alone(walk);
-    try {
-      result.resend = await walk.report();
-    } catch (error) {
-      result.error ??= infoOf(error);
-    }
-    return result;
+        : alone(() => runOnce(pendingBatches(store, batchSize, maxRecords)));
+    return alone(async () => {
+      const walk = resendBatches(store, batchSize, { fromSequence, maxRecords });
+      const result: SafUploadResult = await runOnce(walk);
+      try {
+        result.resend = await walk.report();
+      } catch (error) {
+        result.error ??= infoOf(error);
+      }
+      return result;
+    });
   };
 
   return {
