@@ -6,9 +6,10 @@
  * - Commands run one at a time in arrival order, so two commands never race over the same
  *   configuration or cache; a redelivery queued behind the original finds its stored
  *   result and is acked with it.
- * - Polling starts as soon as a connection attempt fails (at once, then every poll
- *   interval) and stops when `welcome` arrives. Both paths may hand out the same command
- *   during a switch-over; the ledger makes that harmless.
+ * - Polling starts as soon as a connection attempt fails (at once, then a poll interval
+ *   after each poll ends, on the background loop of runtime/loop) and stops when `welcome`
+ *   arrives. Both paths may hand out the same command during a switch-over; the ledger
+ *   makes that harmless.
  * - An ack that does not get through stays recorded as unacked and is sent again when the
  *   socket comes up and before each poll, until the cloud takes it or refuses it for good.
  *   The cloud also redelivers a command whose ack it never got; that too is answered from
@@ -21,9 +22,13 @@
  *   does not know is refused by it. While the agent has no cloud key yet (a first start
  *   offline), a command is neither run nor acked: the cloud delivers it again later.
  */
-import { toError, type EdgeStore } from '../../runtime/index.js';
+import {
+  createBackgroundLoop,
+  toError,
+  type BackoffPolicy,
+  type EdgeStore,
+} from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
-import type { BackoffPolicy } from '../../runtime/index.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { parseCommand, type CommandHandlers, type EdgeCommand } from './command.js';
 import { createCommandExecutor } from './commandExecutor.js';
@@ -152,9 +157,6 @@ export function createCommandChannel(deps: CommandChannelDeps): CommandChannel {
   let running = false;
   let abort = new AbortController();
   let queue: Promise<void> = Promise.resolve();
-  let polling = false;
-  let pollTimer: unknown;
-  let pollRun: Promise<number> | undefined;
   let sessionId: string | null = null;
   let connectedSince: Date | null = null;
   let lastPollAt: Date | null = null;
@@ -293,37 +295,25 @@ export function createCommandChannel(deps: CommandChannelDeps): CommandChannel {
     return commands.length;
   };
 
-  const poll = (): Promise<number> => {
-    pollRun ??= pollOnce()
-      .catch((error: unknown) => {
+  // polls run one at a time: a poll asked for during another joins it
+  const polls = createBackgroundLoop({
+    intervalMs: pollIntervalMs,
+    firstDelayMs: 0,
+    timers,
+    pass: () =>
+      pollOnce().catch((error: unknown) => {
         lastError = toError(error).message;
         emit({ type: 'edge.commands.poll_failed', message: lastError });
         return 0;
-      })
-      .finally(() => {
-        pollRun = undefined;
-      });
-    return pollRun;
-  };
-
-  const pollLoop = () => {
-    pollTimer = undefined;
-    if (!running || !polling) return;
-    void poll().then(() => {
-      if (running && polling && pollTimer === undefined)
-        pollTimer = timers.setTimeout(pollLoop, pollIntervalMs);
-    });
-  };
+      }),
+    onError: () => undefined, // a failed poll is reported by the pass
+  });
 
   const startPolling = () => {
-    if (polling || !running) return;
-    polling = true;
-    pollLoop();
+    if (running) polls.start();
   };
   const stopPolling = () => {
-    polling = false;
-    if (pollTimer !== undefined) timers.clearTimeout(pollTimer);
-    pollTimer = undefined;
+    void polls.stop(); // the poll in progress ends on its own; stop() waits for it
   };
 
   const link = useSocket
@@ -368,20 +358,20 @@ export function createCommandChannel(deps: CommandChannelDeps): CommandChannel {
     },
     async stop() {
       running = false;
-      stopPolling();
+      const polled = polls.stop();
       abort.abort();
       await link?.stop();
-      await pollRun;
+      await polled;
       await queue;
     },
-    pollNow: () => poll(),
+    pollNow: () => polls.runNow(),
     status: () => ({
       running,
       transport: !running
         ? 'stopped'
         : link?.isUp()
           ? 'websocket'
-          : polling
+          : polls.started
             ? 'polling'
             : 'connecting',
       sessionId,

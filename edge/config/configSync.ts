@@ -16,15 +16,23 @@
  *
  * The cached documents are checked again at start (a cache edited on disk is tampering too)
  * and applied before the first poll, so an offline device starts on its last good
- * configuration. The poll interval comes from the device configuration
- * (`config_poll_interval_seconds`) when it names one; failed polls back off with jitter up
- * to that interval. Polls run one at a time; `pollNow` (the UPDATE_CONFIG command) queues
- * behind a running one.
+ * configuration. Polls run on the background loop (runtime/loop): the interval comes from
+ * the device configuration (`config_poll_interval_seconds`) when it names one, and a round
+ * in which a document could not be polled backs off with jitter up to that interval. Polls
+ * run one at a time; `pollNow` (the UPDATE_CONFIG command) runs one more after a running
+ * one, which may have fetched before the change it is asked for. `stop()` waits for the
+ * round in progress, so nothing is written to the store after it.
  */
-import { documentEtag, SaffronError, toError, type EdgeStore } from '../../runtime/index.js';
+import {
+  createBackgroundLoop,
+  documentEtag,
+  SaffronError,
+  toError,
+  type BackoffPolicy,
+  type EdgeStore,
+} from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { readSyncState, SYNC_STATE_KEYS, writeSyncState } from '../state/syncState.js';
-import { backoffDelay, type BackoffPolicy } from '../../runtime/index.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { checkConfigDocument, configPollIntervalMs } from './checkConfigDocument.js';
 import { markConfigApplied, readCachedConfig, saveCachedConfig } from './configCache.js';
@@ -172,9 +180,12 @@ export function createConfigSync(deps: ConfigSyncDeps): ConfigSync {
   let lastPollAt: Date | null = null;
   let nextPollAt: Date | null = null;
   let running = false;
-  let timer: unknown;
-  let failures = 0;
-  let chain: Promise<unknown> = Promise.resolve();
+  /** Checking and applying the cache at start; a round waits for it. */
+  let loading: Promise<void> = Promise.resolve();
+  /** The last round; loading the cache waits for it. */
+  let polled: Promise<unknown> = Promise.resolve();
+  /** The next round ignores the held ETags. */
+  let forceNext = false;
   const requests = new Set<AbortController>();
 
   const intervalMs = () =>
@@ -380,32 +391,30 @@ export function createConfigSync(deps: ConfigSyncDeps): ConfigSync {
       results.push(result);
     }
     lastPollAt = now();
-    failures = results.some((r) => r.outcome === 'failed') ? failures + 1 : 0;
-    emit({ type: 'edge.config.polled', results });
-    schedule();
     return results;
   };
 
-  const schedule = () => {
-    if (timer !== undefined) timers.clearTimeout(timer);
-    timer = undefined;
-    nextPollAt = null;
-    if (!running) return;
-    const interval = intervalMs();
-    const delay =
-      failures > 0 ? Math.min(interval, backoffDelay(retry, failures, random)) : interval;
-    nextPollAt = new Date(now().getTime() + delay);
-    timer = timers.setTimeout(() => {
-      timer = undefined;
-      void enqueue(false);
-    }, delay);
-  };
-
-  const enqueue = (force: boolean): Promise<ConfigPollResult[]> => {
-    const next = chain.then(() => round(force));
-    chain = next.catch(() => undefined);
-    return next;
-  };
+  const polls = createBackgroundLoop({
+    intervalMs,
+    firstDelayMs: 0,
+    backoff: retry,
+    random,
+    timers,
+    failed: (results) => results.some((r) => r.outcome === 'failed'),
+    onSchedule: (delayMs) => (nextPollAt = new Date(now().getTime() + delayMs)),
+    // told once the next round is planned: a listener reading the status sees when it is due
+    onResult: (results) => emit({ type: 'edge.config.polled', results }),
+    pass: () => {
+      const run = loading.then(() => {
+        const force = forceNext;
+        forceNext = false;
+        return round(force);
+      });
+      polled = run.catch(() => undefined);
+      return run;
+    },
+    onError: () => undefined, // a round reports its failures in its results
+  });
 
   const loadCache = async () => {
     const stored = await readSyncState(deps.store, SYNC_STATE_KEYS.configRejection);
@@ -426,19 +435,22 @@ export function createConfigSync(deps: ConfigSyncDeps): ConfigSync {
     async start() {
       if (running) return;
       running = true;
-      const load = chain.then(loadCache);
-      chain = load.catch(() => undefined);
+      const load = polled.then(loadCache);
+      loading = load.catch(() => undefined);
       await load;
-      if (running) void enqueue(false);
+      if (running) polls.start();
     },
     async stop() {
       running = false;
-      schedule(); // clears the timer
+      const stopped = polls.stop();
+      nextPollAt = null;
       for (const controller of requests) controller.abort();
-      await chain;
+      await stopped;
+      await loading;
     },
     pollNow(options = {}) {
-      return enqueue(options.force === true);
+      if (options.force === true) forceNext = true;
+      return polls.runNext();
     },
     current: (name) => applied.get(name),
     status: () => ({

@@ -17,20 +17,30 @@
  * `edge.sync.summaries`) and not sent again; a cloud without the endpoint (404) is skipped
  * until the next round without failing the round.
  *
- * Scheduling: `start()` syncs at once, then sweeps every `intervalMs`; `notifyPending()`
- * syncs soon after a record is queued; a failed round backs off exponentially with jitter
- * (runtime/loop/backoffDelay.ts, Retry-After honoured) and `notifyPending()` does not cut a
- * backoff short — a busy terminal must not hammer a cloud that is down. `notifyOnline()`
- * forgets the backoff and syncs after a random per-device delay of up to `outageJitterMs`:
- * a fleet that lost its network together must not come back in the same second.
- * `syncNow()` never throws: the result's `error` says why a round stopped early.
+ * Scheduling runs on the background loop (runtime/loop): `start()` syncs at once, then
+ * sweeps every `intervalMs` after a round ends; `notifyPending()` syncs soon after a record
+ * is queued; a failed round backs off exponentially with jitter (Retry-After honoured) and
+ * `notifyPending()` does not cut a backoff short — a busy terminal must not hammer a cloud
+ * that is down. `notifyOnline()` forgets the backoff and syncs after a random per-device
+ * delay of up to `outageJitterMs`: a fleet that lost its network together must not come back
+ * in the same second. `syncNow()` never throws: the result's `error` says why a round
+ * stopped early.
  *
  * `upload(request)` is the round a SYNC_TRANSACTIONS command asks for: the PENDING queue
  * capped at `maxRecords`, or — with `fromSequence` — a resend of the records held from that
  * sequence number on (resendBatches.ts). Rounds never overlap: one that finds another
- * running waits for it, so a resend and a background round never send the same rows at once.
+ * running waits for it, so a resend and a background round never send the same rows at once;
+ * `stop()` waits for the round in progress and for those queued behind it.
  */
-import { MAX_SAF_BATCH, SaffronError, toError, type EdgeStore } from '../../runtime/index.js';
+import {
+  backoffDelay,
+  createBackgroundLoop,
+  MAX_SAF_BATCH,
+  SaffronError,
+  toError,
+  type BackoffPolicy,
+  type EdgeStore,
+} from '../../runtime/index.js';
 import type { CloudClient } from '../cloud/cloudClient.js';
 import { uploadTransactions } from '../cloud/uploadTransactions.js';
 import { countPendingTransactions } from '../metrics/countPendingTransactions.js';
@@ -41,7 +51,6 @@ import {
   SYNC_STATE_KEYS,
   writeSyncState,
 } from '../state/syncState.js';
-import { backoffDelay, type BackoffPolicy } from '../../runtime/index.js';
 import { systemTimers, type EdgeTimers } from '../timers/timers.js';
 import { SafSyncError } from './errors.js';
 import { markUploadFailed } from './markUploadFailed.js';
@@ -198,12 +207,12 @@ export function createSafSync(options: SafSyncOptions): SafSync {
 
   let running = false;
   let stopping = false;
-  let timer: unknown;
-  let failures = 0;
   /** The cloud's Retry-After of the last failed round, if it sent one. */
   let retryAfter: number | undefined;
-  let current: Promise<SafSyncResult> | undefined;
-  let follower: Promise<SafSyncResult> | undefined;
+  /** Why the loop's next timer is set, when not for the interval or a back-off. */
+  let reason: SafSyncReason | undefined;
+  /** The round in progress and those queued behind it. */
+  let rounds: Promise<unknown> = Promise.resolve();
   const controllers = new Set<AbortController>();
 
   /** Run one request with the round's timeout; aborted by `stop()`. */
@@ -354,67 +363,61 @@ export function createSafSync(options: SafSyncOptions): SafSync {
     return result;
   };
 
-  const syncNow = (): Promise<SafSyncResult> => {
-    if (!current) {
-      current = runOnce(pendingBatches(store, batchSize)).finally(() => {
-        current = undefined;
+  /** Run `round` once no other round is running; `stop()` waits for it. */
+  const alone = <R>(round: () => Promise<R>): Promise<R> => {
+    const run = rounds.then(round);
+    rounds = run.catch(() => undefined);
+    return run;
+  };
+
+  const loop = createBackgroundLoop({
+    intervalMs: intervalMs > 0 ? intervalMs : Infinity,
+    firstDelayMs: Infinity, // start() asks for the first round
+    timers,
+    pass: () => alone(() => runOnce(pendingBatches(store, batchSize))),
+    failed: (result) => result.error !== undefined && result.error.code !== 'SAF_SYNC_STOPPED',
+    delayAfterFailure: (failures) => {
+      const wait = Math.max(backoffDelay(backoff, failures, random), retryAfter ?? 0);
+      retryAfter = undefined;
+      return wait;
+    },
+    onSchedule: (delayMs) => {
+      const failures = loop.failures;
+      emit({
+        type: 'edge.sync.scheduled',
+        reason: reason ?? (failures > 0 ? 'backoff' : 'interval'),
+        delayMs,
+        failures,
       });
-      return current;
-    }
-    follower ??= current.then(() => {
-      follower = undefined;
-      return syncNow();
-    });
-    return follower;
+      reason = undefined;
+    },
+    onError: () => undefined, // a round never throws: its result says what failed
+  });
+
+  /** The next round in `delayMs` (rounded), for `why`. */
+  const scheduleFor = (why: SafSyncReason, delayMs: number) => {
+    reason = why;
+    loop.runIn(Math.max(0, Math.round(delayMs)));
   };
 
-  /** Run a round over `source` once no other round is running; never shared. */
-  const runAlone = async (source: BatchSource): Promise<SafSyncResult> => {
-    while (current) await current;
-    const round = runOnce(source).finally(() => {
-      current = undefined;
-    });
-    current = round;
-    return round;
-  };
+  // a round asked for during another runs after it: the one running may have missed records
+  const syncNow = (): Promise<SafSyncResult> => loop.runNext();
 
-  const upload = async (request: SafUploadRequest): Promise<SafUploadResult> => {
+  const upload = (request: SafUploadRequest): Promise<SafUploadResult> => {
     const { fromSequence, maxRecords } = request;
     if (fromSequence === undefined)
       return maxRecords === undefined
         ? syncNow()
-        : runAlone(pendingBatches(store, batchSize, maxRecords));
-    const walk = resendBatches(store, batchSize, { fromSequence, maxRecords });
-    const result: SafUploadResult = await runAlone(walk);
-    try {
-      result.resend = await walk.report();
-    } catch (error) {
-      result.error ??= infoOf(error);
-    }
-    return result;
-  };
-
-  const schedule = (delayMs: number, reason: SafSyncReason) => {
-    if (!running) return;
-    if (timer !== undefined) timers.clearTimeout(timer);
-    const delay = Math.max(0, Math.round(delayMs));
-    timer = timers.setTimeout(tick, delay);
-    emit({ type: 'edge.sync.scheduled', reason, delayMs: delay, failures });
-  };
-
-  const tick = () => {
-    timer = undefined;
-    void syncNow().then((result) => {
-      if (!running || timer !== undefined) return; // stopped, or rescheduled meanwhile
-      if (result.error && result.error.code !== 'SAF_SYNC_STOPPED') {
-        failures++;
-        const wait = Math.max(backoffDelay(backoff, failures, random), retryAfter ?? 0);
-        retryAfter = undefined;
-        schedule(wait, 'backoff');
-        return;
+        : alone(() => runOnce(pendingBatches(store, batchSize, maxRecords)));
+    return alone(async () => {
+      const walk = resendBatches(store, batchSize, { fromSequence, maxRecords });
+      const result: SafUploadResult = await runOnce(walk);
+      try {
+        result.resend = await walk.report();
+      } catch (error) {
+        result.error ??= infoOf(error);
       }
-      failures = 0;
-      if (intervalMs > 0) schedule(intervalMs, 'interval');
+      return result;
     });
   };
 
@@ -425,27 +428,29 @@ export function createSafSync(options: SafSyncOptions): SafSync {
       if (running) return;
       running = true;
       stopping = false;
-      failures = 0;
-      schedule(0, 'start');
+      loop.resetFailures();
+      loop.start();
+      scheduleFor('start', 0);
     },
     async stop() {
       running = false;
       stopping = true;
-      if (timer !== undefined) timers.clearTimeout(timer);
-      timer = undefined;
+      reason = undefined;
+      const stopped = loop.stop();
       for (const controller of controllers) controller.abort();
-      await Promise.allSettled([current, follower]);
+      await stopped;
+      await rounds;
       stopping = false;
     },
     notifyOnline() {
       if (!running) return;
-      failures = 0;
-      schedule(random() * outageJitterMs, 'online');
+      loop.resetFailures();
+      scheduleFor('online', random() * outageJitterMs);
     },
     notifyPending() {
-      // a sync already running is followed by one more (syncNow queues it)
-      if (!running || failures > 0) return;
-      schedule(0, 'pending');
+      // a round already running is followed by one more (runIn waits for its end)
+      if (!running || loop.failures > 0) return;
+      scheduleFor('pending', 0);
     },
   };
 }

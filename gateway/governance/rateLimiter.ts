@@ -41,7 +41,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
-import { type CloudStore } from '../../runtime/index.js';
+import { createBackgroundLoop, type CloudStore } from '../../runtime/index.js';
 import {
   listRateLimitRules,
   purgeRateLimitTracking,
@@ -86,10 +86,10 @@ export interface RateLimiter {
   ): Promise<void>;
   /** Read the rules again on the next request (after a change through this gateway). */
   invalidate(): void;
-  /** Delete expired counters now; returns how many went. */
+  /** Delete expired counters now (joins a purge in progress); returns how many went. */
   purge(): Promise<number>;
-  /** Stop the periodic purge. */
-  close(): void;
+  /** Stop the periodic purge; resolves once no purge runs. */
+  close(): Promise<void>;
 }
 
 interface Rule extends RateLimitRuleRecord {
@@ -284,10 +284,13 @@ export function createRateLimiter(
     }
   };
 
-  const timer = setInterval(() => {
-    purge().catch(deps.onError);
-  }, options.purgeIntervalMs ?? 60_000);
-  timer.unref();
+  // one purge at a time, on unref'd timers: the purge never keeps a gateway alive
+  const purges = createBackgroundLoop({
+    intervalMs: options.purgeIntervalMs ?? 60_000,
+    pass: purge,
+    onError: deps.onError,
+  });
+  purges.start();
 
   return {
     async enforce(principal, request, reply) {
@@ -340,7 +343,7 @@ export function createRateLimiter(
       }
     },
     invalidate,
-    purge,
-    close: () => clearInterval(timer),
+    purge: () => purges.runNow(),
+    close: () => purges.stop(),
   };
 }

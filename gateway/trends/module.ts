@@ -55,7 +55,7 @@ export function trendRoutes(options: TrendRouteOptions = {}): RouteModule {
       ...options,
     });
     await trends.start();
-    ctx.onClose(() => Promise.resolve(trends.close()));
+    ctx.onClose(() => trends.close());
     options.onTrends?.(trends);
     route(
       ctx,

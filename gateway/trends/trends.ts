@@ -1,13 +1,15 @@
 /**
- * The trends of one gateway: the fleet gauges sampled on a timer into a bounded ring
- * (gaugeRing.ts), and the counted series aggregated by the database when asked
- * (countBuckets.ts), cached briefly so that many open dashboards cost one query per window.
+ * The trends of one gateway: the fleet gauges sampled on a background loop (runtime/loop)
+ * into a bounded ring (gaugeRing.ts), and the counted series aggregated by the database when
+ * asked (countBuckets.ts), cached briefly so that many open dashboards cost one query per
+ * window. Samples run one at a time, and `close()` waits for the one in progress, so none
+ * reads a database that was closed after it.
  *
  * Several gateways: each keeps its own ring and cache, but all read the same database, so
  * they answer the same counts and the same gauges; they differ only in gauge history from
  * before a gateway started (null there) and by up to one sampling interval.
  */
-import type { CloudStore } from '../../runtime/index.js';
+import { createBackgroundLoop, type CloudStore } from '../../runtime/index.js';
 import { countBuckets, emptyCounts, type BucketCounts } from './countBuckets.js';
 import { createGaugeRing, type GaugeSample } from './gaugeRing.js';
 import { readGauges } from './readGauges.js';
@@ -54,13 +56,14 @@ export interface TrendOptions {
 
 /** The trends of one gateway. */
 export interface Trends {
-  /** Take a first sample now, then one every interval. */
+  /** Take a first sample now, then one an interval after each. */
   start(): Promise<void>;
-  /** Take a gauge sample now (what the timer does). */
+  /** Take a gauge sample now (what the timer does); joins a sample in progress. */
   sample(): Promise<void>;
   /** The series of `window` at this moment. */
   read(window: TrendWindow): Promise<TrendSeries>;
-  close(): void;
+  /** Stop sampling; resolves once no sample runs. */
+  close(): Promise<void>;
 }
 
 const COUNTED: readonly (readonly [SeriesName, keyof BucketCounts])[] = [
@@ -84,16 +87,17 @@ export function createTrends(
   const onError = options.onError ?? (() => {});
   const ring = createGaugeRing(options.capacity ?? 360);
   const cache = new Map<TrendWindow, { at: number; value: Promise<TrendSeries> }>();
-  let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const sample = async () => {
-    try {
+  const samples = createBackgroundLoop({
+    intervalMs: sampleMs,
+    pass: async () => {
       ring.add(await readGauges(store, now()));
-    } catch (error) {
-      onError(error);
-    }
-  };
+    },
+    onError,
+  });
+  // a failed sample leaves a gap in the series; the caller is not failed for it
+  const sample = () => samples.runNow().catch(onError);
 
   const compute = async (window: TrendWindow): Promise<TrendSeries> => {
     const at = now();
@@ -129,9 +133,9 @@ export function createTrends(
 
   return {
     async start() {
-      if (timer || closed) return;
+      if (samples.started || closed) return;
+      samples.start();
       await sample();
-      timer = setInterval(() => void sample(), sampleMs).unref();
     },
     sample,
     read(window) {
@@ -149,8 +153,7 @@ export function createTrends(
     },
     close() {
       closed = true;
-      clearInterval(timer);
-      timer = undefined;
+      return samples.stop();
     },
   };
 }

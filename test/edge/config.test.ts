@@ -379,6 +379,41 @@ describe('edge config sync', () => {
     expect((await cacheRow('device'))?.applied_at).not.toBeNull();
   });
 
+  it('polls asked for during a round share one round after it, which fetches what the first missed', async () => {
+    await publish({ currency: 'EUR' });
+    let reloading!: () => void;
+    const reloadStarted = new Promise<void>((resolve) => (reloading = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const { sync } = setup({
+      onApplied: async (config) => {
+        if (held || config.name !== 'device') return;
+        held = true;
+        reloading();
+        await released;
+      },
+    });
+    const first = sync.pollNow();
+    await reloadStarted; // the round fetched the configuration and is applying it
+    await publish({ currency: 'USD' });
+    const second = sync.pollNow();
+    const third = sync.pollNow({ force: true });
+    release();
+    expect((await first).map((r) => r.outcome)).toEqual(['applied', 'applied']);
+    const [a, b] = await Promise.all([second, third]);
+    expect(b).toBe(a);
+    expect(a.map((r) => r.outcome)).toEqual(['applied', 'unchanged']);
+    expect(sync.current('device')?.content).toEqual({ currency: 'USD' });
+    // two rounds of two documents, the shared one forced as its second caller asked
+    expect(seen.map((s) => [s.ifNoneMatch, s.status])).toEqual([
+      [null, 200],
+      [null, 200],
+      [null, 200],
+      [null, 200],
+    ]);
+  });
+
   it('polls on the interval the configuration names; stop() leaves no timer', async () => {
     await publish({ currency: 'EUR', config_poll_interval_seconds: 90 });
     const timers = manualTimers();

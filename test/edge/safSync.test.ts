@@ -309,6 +309,42 @@ steps:
     expect((await cloudHeld()).map((h) => h.id)).toEqual(ids);
   });
 
+  it('stop() waits for the round in progress and for a resend queued behind it', async () => {
+    await completeOffline(2);
+    let arrived!: () => void;
+    const uploading = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const holding: typeof fetch = async (input, init) => {
+      if (init?.method === 'POST' && !held) {
+        held = true;
+        arrived();
+        await released;
+      }
+      return fetch(input, init);
+    };
+    const { sync } = syncWith({ client: client(holding) });
+    const order: string[] = [];
+    const round = sync.syncNow().then((result) => {
+      order.push('round');
+      return result;
+    });
+    await uploading;
+    const resend = sync.upload({ fromSequence: 1 }).then((result) => {
+      order.push('resend');
+      return result;
+    });
+    const stopped = sync.stop().then(() => order.push('stopped'));
+    release();
+    await stopped;
+    expect(order).toEqual(['round', 'resend', 'stopped']);
+    // the round was cut short by stop(); the resend queued behind it ran whole
+    expect((await round).error?.code).toBe('SAF_SYNC_STOPPED');
+    expect(await resend).toMatchObject({ uploaded: 2, synced: 2, remaining: 0 });
+    expect((await rows()).map((r) => r.status)).toEqual(['SYNCED', 'SYNCED']);
+  });
+
   it('backs off with jitter while the cloud is unreachable; connectivity back syncs after a jittered delay', async () => {
     const ids = await completeOffline(2);
     let networkUp = false;

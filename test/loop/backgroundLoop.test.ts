@@ -270,6 +270,218 @@ describe('backgroundLoop', () => {
     expect(passes).toBe(1);
   });
 
+  it('runNext() runs a pass that starts after the call, one for all the calls during a pass', async () => {
+    let passes = 0;
+    const release = [gate(), gate()];
+    const started = [gate(), gate()];
+    const loop = createBackgroundLoop({
+      intervalMs: 60_000,
+      pass: async () => {
+        const n = passes++;
+        started[n]?.open();
+        await release[n]?.promise;
+        return n + 1;
+      },
+      onError: () => undefined,
+    });
+    const first = loop.runNext();
+    await started[0]?.promise;
+    // the pass in progress may have missed what these callers want: they get the next one
+    const second = loop.runNext();
+    const third = loop.runNext();
+    expect(third).toBe(second);
+    expect(loop.runNow()).toBe(first);
+    release[0]?.open();
+    expect(await first).toBe(1);
+    await started[1]?.promise;
+    release[1]?.open();
+    expect(await second).toBe(2);
+    expect(passes).toBe(2);
+    await loop.stop();
+  });
+
+  it('stop() waits for a pass asked for by runNext() during the pass in progress', async () => {
+    const events: string[] = [];
+    const release = gate();
+    const loop = createBackgroundLoop({
+      intervalMs: 60_000,
+      pass: async () => {
+        events.push('pass');
+        await release.promise;
+      },
+      onError: () => undefined,
+    });
+    void loop.runNow();
+    const next = loop.runNext().then(() => events.push('next done'));
+    const stopped = loop.stop().then(() => events.push('stopped'));
+    release.open();
+    await Promise.all([next, stopped]);
+    expect(events).toEqual(['pass', 'pass', 'next done', 'stopped']);
+  });
+
+  it('counts a result the pass reports as failed as a failure, and still returns it', async () => {
+    const t = manualTimers();
+    const results = [{ ok: false }, { ok: false }, { ok: true }];
+    const seen: boolean[] = [];
+    let passes = 0;
+    const loop = createBackgroundLoop({
+      intervalMs: 1_000,
+      backoff: { baseMs: 100, maxMs: 10_000 },
+      random: () => 0,
+      timers: t.timers,
+      failed: (result: { ok: boolean }) => !result.ok,
+      onResult: (result) => seen.push(result.ok),
+      pass: () => results[passes++] ?? { ok: true },
+      onError: () => expect.fail('a failing result is not an error'),
+    });
+    loop.start();
+    expect(await loop.runNow()).toEqual({ ok: false });
+    expect(loop.failures).toBe(1);
+    t.fire();
+    await settle();
+    expect(loop.failures).toBe(2);
+    t.fire();
+    await settle();
+    expect(loop.failures).toBe(0);
+    await loop.stop();
+    // the first wait is the interval from start(); then 50, 100 (half of each ceiling), then the interval
+    expect(t.delays).toEqual([1_000, 50, 100, 1_000]);
+    expect(seen).toEqual([false, false, true]);
+  });
+
+  it('asks a function interval at each pass and caps the back-off at what it says', async () => {
+    const t = manualTimers();
+    let period = 1_000;
+    let fail = false;
+    const loop = createBackgroundLoop({
+      intervalMs: () => period,
+      firstDelayMs: 0,
+      backoff: { baseMs: 400, maxMs: 60_000 },
+      random: () => 0.999,
+      timers: t.timers,
+      pass: () => {
+        if (fail) throw new Error('down');
+      },
+      onError: () => undefined,
+    });
+    loop.start();
+    period = 300; // a new configuration arrives
+    t.fire();
+    fail = true;
+    t.fire();
+    t.fire();
+    await settle();
+    await loop.stop();
+    expect(t.delays).toEqual([1_000, 300, 300, 300]);
+  });
+
+  it('takes the wait after a failure from delayAfterFailure, beyond the interval', async () => {
+    const t = manualTimers();
+    const counts: number[] = [];
+    const loop = createBackgroundLoop({
+      intervalMs: 1_000,
+      firstDelayMs: 0,
+      backoff: { baseMs: 100, maxMs: 100 }, // not used: delayAfterFailure decides
+      timers: t.timers,
+      delayAfterFailure: (failures) => {
+        counts.push(failures);
+        return 5_000 * failures;
+      },
+      pass: () => {
+        throw new Error('down');
+      },
+      onError: () => undefined,
+    });
+    loop.start();
+    t.fire();
+    await settle();
+    await loop.stop();
+    expect(counts).toEqual([1, 2]);
+    expect(t.delays).toEqual([5_000, 10_000]);
+  });
+
+  it('sets no timer for an infinite interval; runIn() schedules one, after the pass in progress', async () => {
+    const t = manualTimers();
+    const scheduled: number[] = [];
+    const release = gate();
+    let passes = 0;
+    let slow = false;
+    const loop = createBackgroundLoop({
+      intervalMs: Infinity,
+      firstDelayMs: Infinity,
+      timers: t.timers,
+      onSchedule: (ms) => scheduled.push(ms),
+      pass: async () => {
+        passes++;
+        if (slow) await release.promise;
+      },
+      onError: () => undefined,
+    });
+    loop.runIn(10); // not started: nothing
+    loop.start();
+    expect(t.pendingCount()).toBe(0);
+    loop.runIn(250);
+    loop.runIn(40); // moves the pass planned
+    expect(t.pendingCount()).toBe(1);
+    t.fire();
+    await settle();
+    expect(passes).toBe(1);
+    expect(t.pendingCount()).toBe(0); // no interval: nothing more
+    slow = true;
+    const during = loop.runNow();
+    loop.runIn(70); // during a pass: 70 ms after its end
+    expect(t.pendingCount()).toBe(0);
+    release.open();
+    await during;
+    await settle();
+    expect(t.pendingCount()).toBe(1);
+    await loop.stop();
+    expect(scheduled).toEqual([250, 40, 70]);
+    expect(t.pendingCount()).toBe(0);
+  });
+
+  it('resetFailures() starts the back-off again from its base', async () => {
+    const t = manualTimers();
+    const loop = createBackgroundLoop({
+      intervalMs: 60_000,
+      firstDelayMs: 0,
+      backoff: { baseMs: 100, maxMs: 10_000 },
+      random: () => 0,
+      timers: t.timers,
+      pass: () => {
+        throw new Error('down');
+      },
+      onError: () => undefined,
+    });
+    loop.start();
+    t.fire();
+    await settle();
+    expect(loop.failures).toBe(2);
+    loop.resetFailures();
+    expect(loop.failures).toBe(0);
+    t.fire();
+    await settle();
+    await loop.stop();
+    expect(t.delays).toEqual([50, 100, 50]);
+  });
+
+  it('tells the result once the next pass is planned', async () => {
+    const t = manualTimers();
+    const seen: [number, number][] = [];
+    const loop = createBackgroundLoop({
+      intervalMs: 500,
+      firstDelayMs: 0,
+      timers: t.timers,
+      pass: () => Promise.resolve(7),
+      onResult: (result) => seen.push([result, t.pendingCount()]),
+      onError: () => undefined,
+    });
+    loop.start();
+    await settle();
+    await loop.stop();
+    expect(seen).toEqual([[7, 1]]);
+  });
+
   it('schedules with unref’d timers by default', async () => {
     const handles: unknown[] = [];
     const loop = createBackgroundLoop({
