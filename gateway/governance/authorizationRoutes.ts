@@ -38,7 +38,7 @@ import type { GatewayContext } from '../context.js';
 import { deviceTypeField, policyNameField } from '../fields.js';
 import { Problem } from '../problem.js';
 import { route } from '../route.js';
-import { RULES_CHANGED } from './gateReads.js';
+import { ROLES_CHANGED, RULES_CHANGED } from './gateReads.js';
 import { deviceFilterField } from './policies.js';
 import {
   assignmentJson,
@@ -323,8 +323,8 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
         throw new Problem(422, 'VALIDATION_FAILED', 'expires_at is in the past', {
           errors: [{ path: '$.expires_at', message: 'must be in the future' }],
         });
-      const assignment = await ctx.store
-        .transaction(async (tx) => {
+      const assignment = await ctx.changes
+        .transaction(async (tx, changed) => {
           await requireRoles(tx, [{ path: '$.role_name', name: body.role_name }]);
           if (body.principal_type === 'token') {
             const token = await tx.cloud
@@ -337,6 +337,7 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
                 errors: [{ path: '$.principal_id', message: 'no such token' }],
               });
           }
+          await changed(ROLES_CHANGED);
           return insertRoleAssignment(
             tx,
             {
@@ -368,9 +369,16 @@ export function registerAuthorizationRoutes(ctx: GatewayContext): void {
       params: idParams,
     },
     async ({ params, principal, request }) => {
-      const deleted = await ctx.store.transaction((tx) =>
-        deleteRoleAssignment(tx, params.id, auditActor(principal, request), ctx.now()),
-      );
+      const deleted = await ctx.changes.transaction(async (tx, changed) => {
+        const gone = await deleteRoleAssignment(
+          tx,
+          params.id,
+          auditActor(principal, request),
+          ctx.now(),
+        );
+        if (gone) await changed(ROLES_CHANGED);
+        return gone;
+      });
       if (!deleted)
         throw new Problem(404, 'ROLE_ASSIGNMENT_NOT_FOUND', `no role assignment ${params.id}`);
       return undefined;

@@ -74,9 +74,10 @@ export async function gateCommands(
   request: GateRequest,
   requester: Requester,
   now: Date,
-  reads: Pick<GateReads, 'rules' | 'devices'> = {
+  reads: Pick<GateReads, 'rules' | 'devices' | 'roles'> = {
     rules: (types) => readCommandRules(h, types),
     devices: (ids) => listPolicyDevices(h, ids),
+    roles: (who, at) => loadRoleSet(h, who, at),
   },
 ): Promise<GateOutcome> {
   const types = [...new Set(request.commands.map((c) => canonicalCommandType(c.command_type)))];
@@ -98,7 +99,7 @@ export async function gateCommands(
     risk: resolved[i]!.risk,
     path: request.pathOf(i),
   }));
-  const approval = await judge(h, policies, subjects, targets, requester, now);
+  const approval = await judge(reads.roles, policies, subjects, targets, requester, now);
   return { resolved, devices, approval };
 }
 
@@ -115,7 +116,7 @@ interface Subject {
  * exempt the requester, or null.
  */
 async function judge(
-  h: CloudHandle,
+  loadRoles: (requester: Requester, now: Date) => Promise<RoleSet>,
   policies: readonly AuthorizationPolicyRecord[],
   subjects: readonly Subject[],
   targets: readonly (PolicyDevice | 'any')[],
@@ -135,11 +136,11 @@ async function judge(
         if (!policyCovers(policy, { ...subject, device })) continue;
         const terms = termsOf(policy);
         if (terms && policy.exemptRoles.length > 0 && !isSystemRequester(requester))
-          roles ??= await loadRoleSet(h, requester, now);
+          roles ??= await loadRoles(requester, now);
         if (terms && !(roles && exempt(roles, policy, context)))
           approval = stricter(approval, terms);
         if (policy.requiredRole === null || isSystemRequester(requester)) continue;
-        roles ??= await loadRoleSet(h, requester, now);
+        roles ??= await loadRoles(requester, now);
         if (!holdsRole(roles, policy.requiredRole, context))
           throw new Problem(
             403,
@@ -188,5 +189,6 @@ export async function gateConfigPush(
         ]
       : ['any'];
   const subject = { commandType: CONFIG_PUSH_COMMAND_TYPE, risk, path: '$' };
-  return { risk, approval: await judge(h, policies, [subject], targets, requester, now) };
+  const loadRoles = (who: Requester, at: Date) => loadRoleSet(h, who, at);
+  return { risk, approval: await judge(loadRoles, policies, [subject], targets, requester, now) };
 }

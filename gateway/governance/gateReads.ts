@@ -1,8 +1,9 @@
 /**
  * The command gate's reads held in memory, so that `POST …/commands` to one device runs no
  * statement before its command is created: the versions and authorization policies of the
- * command's type (read through the shared reader, sharedRuleReads.ts), and the device's type
- * and location that policies match on.
+ * command's type (read through the shared reader, sharedRuleReads.ts), the device's type
+ * and location that policies match on, and the requester's role assignments that a policy's
+ * required or exempt roles are checked against.
  *
  * Rules are dropped when a command version or an authorization policy is added, changed or
  * removed (`rules` on the change bus, announced by the routes that make those changes, on
@@ -11,8 +12,8 @@
  * began, and nothing is kept or served while the gateway cannot vouch that it hears changes
  * in time (`trusted`) — the same bounds as device credentials (credentialCache.ts): a policy
  * enabled on another gateway judges the commands sent here from the moment its notification
- * arrives. Role assignments (for a policy's exempt roles) are not held: they are read only
- * when a covering policy asks.
+ * arrives. Role assignments are dropped when one is added or taken back (`roles`); one that
+ * expires while held stops counting at its `expires_at`, checked at every use.
  */
 import { type CacheChange, type CloudStore } from '../../runtime/index.js';
 import {
@@ -26,6 +27,8 @@ import {
   type CacheBounds,
 } from '../cache/invalidatingCache.js';
 import { createSharedRuleReads, type RuleReader } from './sharedRuleReads.js';
+import { loadRoleSet, type Requester, type RoleSet } from './roles.js';
+import type { RoleAssignmentRecord } from './store/authorization/index.js';
 
 /** What the gate reads, from memory when it can. */
 export interface GateReads {
@@ -33,6 +36,8 @@ export interface GateReads {
   readonly rules: RuleReader;
   /** The policy attributes of the devices among `deviceIds` that exist. */
   devices(deviceIds: readonly string[]): Promise<PolicyDevice[]>;
+  /** The role assignments of `requester` in force at `now`. */
+  roles(requester: Requester, now: Date): Promise<RoleSet>;
   /** Drop what `change` names; everything when undefined. */
   apply(change: CacheChange | undefined): void;
 }
@@ -50,6 +55,7 @@ export function createGateReads(
   };
   const rules = createInvalidatingCache<CommandRules>(settings);
   const devices = createInvalidatingCache<PolicyDevice>(settings);
+  const assignments = createInvalidatingCache<readonly RoleAssignmentRecord[]>(settings);
   const readShared = createSharedRuleReads(store);
   const device = async (deviceId: string) =>
     devices.get(deviceId) ??
@@ -70,6 +76,21 @@ export function createGateReads(
         ))
       );
     },
+    async roles(requester, now) {
+      const key = JSON.stringify([requester.name, requester.role, requester.tokenId ?? null]);
+      const held =
+        assignments.get(key) ??
+        (await assignments.fill(
+          key,
+          async () => (await loadRoleSet(store, requester, now)).assignments,
+          (read) => read,
+        ));
+      const at = now.getTime();
+      return {
+        requester,
+        assignments: held.filter((a) => a.expiresAt === null || a.expiresAt.getTime() > at),
+      };
+    },
     async devices(deviceIds) {
       const found = await Promise.all([...new Set(deviceIds)].map(device));
       return found.filter((d): d is PolicyDevice => d !== undefined);
@@ -78,7 +99,9 @@ export function createGateReads(
       if (change === undefined) {
         rules.clear();
         devices.clear();
+        assignments.clear();
       } else if (change.kind === 'rules') rules.clear();
+      else if (change.kind === 'roles') assignments.clear();
       else if (change.kind === 'devices') change.deviceIds.forEach((id) => devices.invalidate(id));
     },
   };
@@ -86,3 +109,6 @@ export function createGateReads(
 
 /** The change a route announces when it adds, changes or removes a version or a policy. */
 export const RULES_CHANGED: CacheChange = { kind: 'rules' };
+
+/** The change a route announces when it adds or takes back a role assignment. */
+export const ROLES_CHANGED: CacheChange = { kind: 'roles' };

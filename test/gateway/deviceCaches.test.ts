@@ -301,6 +301,65 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     expect(took).toBeLessThan(BOUND_MS);
   });
 
+  it('judges commands on the other gateway by a role assignment made or taken back on one, within the bound', async () => {
+    const send = async (base: string, token: string) =>
+      (
+        await fetch(`${base}/api/v1/devices/cache-roles-1/commands`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: json({ command_type: 'SYNC_TRANSACTIONS', payload: {} }),
+        })
+      ).status;
+    await register('cache-roles-1');
+    expect(
+      (
+        await admin('/api/v1/devices/cache-roles-1', {
+          method: 'PATCH',
+          body: json({ device_type: 'vault' }),
+        })
+      ).status,
+    ).toBe(200);
+    const policy = await admin('/api/v1/authorization-policies', {
+      method: 'POST',
+      body: json({
+        name: 'cache-roles-vaults',
+        command_type: 'SYNC_TRANSACTIONS',
+        device_filter: { device_types: ['vault'] },
+        required_role: 'admin',
+      }),
+    });
+    expect(policy.status, await policy.clone().text()).toBe(201);
+    const operator = await createApiToken(a.handle.store, {
+      name: 'vault-keeper',
+      role: 'operator',
+    });
+    await waitUntil(async () => (await send(bUrl, operator.token)) === 403);
+    // B holds the operator's (empty) assignments now: a refusal reads nothing
+    bStatements.length = 0;
+    expect(await send(bUrl, operator.token)).toBe(403);
+    expect(bStatements.filter((s) => s.includes('role_assignments'))).toEqual([]);
+
+    // the admin role given to the operator's token on A: B sends within the bound
+    const assigned = await admin('/api/v1/role-assignments', {
+      method: 'POST',
+      body: json({ principal_type: 'token', principal_id: operator.tokenId, role_name: 'admin' }),
+    });
+    expect(assigned.status, await assigned.clone().text()).toBe(201);
+    const assignmentId = ((await assigned.json()) as { assignment_id: string }).assignment_id;
+    let took = await waitUntil(async () => (await send(bUrl, operator.token)) === 201);
+    expect(took).toBeLessThan(BOUND_MS);
+    bStatements.length = 0;
+    expect(await send(bUrl, operator.token)).toBe(201);
+    expect(bStatements.filter((s) => s.includes('role_assignments'))).toEqual([]);
+
+    // taken back on A: B refuses again within the bound
+    expect(
+      (await admin(`/api/v1/role-assignments/${assignmentId}`, { method: 'DELETE' })).status,
+    ).toBe(204);
+    took = await waitUntil(async () => (await send(bUrl, operator.token)) === 403);
+    expect(took).toBeLessThan(BOUND_MS);
+  });
+
   it('serves a new layer, type or policy on the other gateway after a 304 from its cache', async () => {
     const secret = await warmDevice('cache-cfg-1');
     const publish = async (scope: string, key: string, config: unknown) =>

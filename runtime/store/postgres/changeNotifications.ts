@@ -1,14 +1,15 @@
 /**
  * Cache invalidation between gateway processes. Gateways keep device credentials, the ETags
- * of the documents devices poll, operators' API tokens and the rules commands are judged by
- * (command versions, authorization policies) in memory; a commit that changes what they hold sends
+ * of the documents devices poll, operators' API tokens and role assignments, and the rules
+ * commands are judged by (command versions, authorization policies) in memory; a commit that changes what they hold sends
  * NOTIFY on `saffron_changes` in the same transaction (delivered at commit, never for a
  * rollback), and every gateway drops what it names.
  *
  * Payload: `schema|devices|id,id,…` — everything cached about these devices (credentials,
  * existence, type and location, their documents) — `schema|documents|` — every device's
  * documents (a fleet or device-type layer, a policy) — `schema|tokens|` — every API token —
- * or `schema|rules|` — every command type's versions and authorization policies. The schema
+ * `schema|roles|` — every operator's role assignments — or `schema|rules|` — every command
+ * type's versions and authorization policies. The schema
  * keeps deployments sharing a database apart. A kind a gateway does not know drops everything.
  * Device ids cannot contain `|` or `,` (authenticate.ts); long lists are split to stay under
  * NOTIFY's 8000-byte payload.
@@ -27,6 +28,8 @@ export type CacheChange =
   | { kind: 'documents' }
   /** An API token was revoked or changed. */
   | { kind: 'tokens' }
+  /** A role assignment was added or taken back. */
+  | { kind: 'roles' }
   /** A command version or an authorization policy was added, changed or removed. */
   | { kind: 'rules' };
 
@@ -64,7 +67,8 @@ export async function notifyChange(h: StoreHandle, change: CacheChange): Promise
 export function parseChange(body: string): CacheChange | undefined {
   const bar = body.indexOf('|');
   const kind = body.slice(0, bar);
-  if (kind === 'documents' || kind === 'tokens' || kind === 'rules') return { kind };
+  if (kind === 'documents' || kind === 'tokens' || kind === 'roles' || kind === 'rules')
+    return { kind };
   if (kind === 'devices')
     return {
       kind,
