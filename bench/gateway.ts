@@ -51,6 +51,7 @@ import { currentEtags, poll } from './gateway/configPolls.js';
 import { deviceIdOf, deviceSecretOf } from './gateway/fleet.js';
 import { keepAlive, send } from './gateway/http.js';
 import { measureIdle, statementsOf, waitFor } from './gateway/idle.js';
+import { cpuBetween, readCpu } from './cpu.js';
 import { measureDurableFloor, measureEcho, measurePush } from './gateway/push.js';
 import { measureNotify } from './gateway/notify.js';
 import { measureSaf } from './gateway/saf.js';
@@ -317,6 +318,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 
     progress(`push: ${s.commands} commands at ${s.rate}/s`);
     const pushStatements = await statementsOf(gateway.child);
+    const pushCpu = readCpu([gateway.child.pid]);
     const pushed = await measurePush({
       url: gateway.url,
       adminToken: token,
@@ -332,6 +334,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.metrics.push_delivery_p99_ms = round(pushed.deliveryP99);
     result.metrics.push_commands_issued_per_s = round(pushed.issuedPerS);
     result.metrics.push_commands_completed_per_s = round(pushed.completedPerS);
+    const pushSpent = pushCpu && cpuBetween(pushCpu, readCpu([gateway.child.pid])!);
+    if (pushSpent) {
+      const commands = Math.min(500, s.commands) + s.commands; // with the warm-up round
+      result.metrics.push_cpu_ms_gateway = round((1000 * pushSpent.workerSeconds) / commands);
+      result.metrics.push_cpu_ms_postgres = round((1000 * pushSpent.serverSeconds) / commands);
+    }
     result.metrics.db_statements_per_push = perItem(
       pushStatements,
       await statementsOf(gateway.child),
@@ -494,6 +502,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     progress(
       `baseline: durable push floor (two commits per command), ${s.commands} at ${s.rate}/s`,
     );
+    const floorCpu = readCpu([durable.child.pid]);
     const floor = await measureDurableFloor({
       url: durable.url,
       sockets: PUSH_DEVICES,
@@ -502,6 +511,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     });
     result.baselines.durable_push_floor_rtt_p50_ms = round(floor.p50);
     result.baselines.durable_push_floor_rtt_p99_ms = round(floor.p99);
+    const floorSpent = floorCpu && cpuBetween(floorCpu, readCpu([durable.child.pid])!);
+    if (floorSpent) {
+      const commands = Math.min(500, s.commands) + s.commands;
+      result.baselines.durable_push_floor_cpu_ms_server = round(
+        (1000 * floorSpent.workerSeconds) / commands,
+      );
+      result.baselines.durable_push_floor_cpu_ms_postgres = round(
+        (1000 * floorSpent.serverSeconds) / commands,
+      );
+    }
     stop(durable.child);
 
     const bareEtag = '"bench-config-etag"';
@@ -559,6 +578,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
       "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
       `durable_push_floor_rtt_*: the same paced rate through a bare ws server that commits one row (autocommit, pool of ${GATEWAY_POOL}) before sending each command and one before answering each ack — the two commits of a push round trip and nothing else; the push goal of ${PUSH_P99_GOAL_MS} ms p99 is reachable only if this floor is well below it`,
+      'push_cpu_ms_* / durable_push_floor_cpu_ms_*: CPU time per command of the server process and of every PostgreSQL process (from /proc, Linux only) over the push measurement, warm-up round included: what a push costs the machine, against the floor doing only its two commits',
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',
       'pg_notify_commits_per_s_c8: one-row write transactions per second with a pg_notify in each (a listener connected), 8 connections, against the same without (pg_commits_per_s_c8), alternating rounds: the ceiling NOTIFY puts on pushes routed across gateways (one NOTIFY per command-creating transaction)',

@@ -11,7 +11,7 @@
  * reported in steady state (`tasks_per_s_4w`, `ratios.vs_best_peer`, the goal) and from a
  * cold start (`tasks_per_s_4w_cold`): see queue/measure.ts. Beside each steady figure, the CPU
  * milliseconds one task cost the worker processes and the PostgreSQL server
- * (`cpu_ms_per_task_4w`, split in `worker_…` and `server_…`; queue/cpu.ts), and
+ * (`cpu_ms_per_task_4w`, split in `worker_…` and `server_…`; cpu.ts), and
  * `ratios.cpu_per_task_vs_best_peer_4w` (the faster peer's CPU per task ÷ Saffron's). On a
  * machine whose cores are saturated by the run, throughput is the inverse of CPU per task;
  * both move with the machine's speed, so CPU per task explains a ratio rather than settles it.

@@ -21,7 +21,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile } from '../harness.js';
-import { cpuBetween, readCpu, type CpuReading } from './cpu.js';
+import { cpuBetween, readCpu, type CpuReading } from '../cpu.js';
 import type { Schemas } from './schemas.js';
 import {
   wallClock,
