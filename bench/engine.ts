@@ -4,6 +4,11 @@
  * DATABASE_URL is set) and SQLite; and, in the same run, the raw commit rate of the same
  * database at the same concurrency (one single-row INSERT per transaction). The ratio
  * steps/s ÷ raw commits/s says how close the engine gets to the database's own limit.
+ *
+ * Each part also reports the CPU it costs per step or per raw commit — this process's and
+ * every PostgreSQL process's (from /proc, Linux only) — since on a disk whose commits are
+ * cheap the ratio is set by CPU, not by the commit: `…_cpu_ms_per_step_c…` against
+ * `…_raw_cpu_ms_per_commit_c…`.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,9 +24,29 @@ import {
   openStore,
   type Store,
 } from '../runtime/index.js';
+import { cpuBetween, readCpu } from './cpu.js';
 import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
 
 const STEPS = 5;
+
+/**
+ * Run `work` and return its result with the CPU milliseconds it cost: this process's, and
+ * PostgreSQL's (null off Linux).
+ */
+async function withCpu<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; processMs: number; postgresMs: number | null }> {
+  const before = readCpu([]);
+  const own = process.cpuUsage();
+  const result = await work();
+  const spent = process.cpuUsage(own);
+  const after = readCpu([]);
+  return {
+    result,
+    processMs: (spent.user + spent.system) / 1000,
+    postgresMs: before && after ? 1000 * cpuBetween(before, after).serverSeconds : null,
+  };
+}
 
 async function rawCommits(store: Store, concurrency: number, seconds: number): Promise<number> {
   const driver = store.driver;
@@ -94,6 +119,7 @@ async function engineRun(store: Store, stepsRoot: string, concurrency: number, s
   return {
     workflowsPerS: workflows / elapsed,
     stepsPerS: (workflows * STEPS) / elapsed,
+    elapsed,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };
@@ -138,6 +164,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     { prefix: 'sqlite', location: join(dir, 'edge.db') },
   ];
   if (!url) result.notes.push('DATABASE_URL not set: PostgreSQL not measured');
+  result.notes.push(
+    '*_cpu_ms_per_step_* / *_raw_cpu_ms_per_commit_*: CPU time of this process plus (PostgreSQL only) every local postgres process, over the part, per step or per raw commit',
+  );
   try {
     for (const target of targets) {
       const schema = target.prefix === 'pg' ? `saffron_bench_engine_${process.pid}` : undefined;
@@ -152,9 +181,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         else await migrate(store, migrations);
         for (const c of [1, 32]) {
           options.progress(`${target.prefix} c${c}: raw commits for ${seconds}s`);
-          const raw = await rawCommits(store, c, seconds);
+          const rawRun = await withCpu(() => rawCommits(store, c, seconds));
+          const raw = rawRun.result;
           options.progress(`${target.prefix} c${c}: engine for ${seconds}s`);
-          const e = await engineRun(store, stepsRoot, c, seconds);
+          const engine = await withCpu(() => engineRun(store, stepsRoot, c, seconds));
+          const e = engine.result;
           options.progress(
             `  raw ${Math.round(raw)}/s, engine ${Math.round(e.stepsPerS)} steps/s (${Math.round(e.workflowsPerS)} workflows/s), p50 ${e.p50.toFixed(2)} ms, p99 ${e.p99.toFixed(2)} ms`,
           );
@@ -165,6 +196,14 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           result.metrics[`${p}step_p99_ms_c${c}`] = round(e.p99);
           result.baselines[`${p}raw_commits_per_s_c${c}`] = round(raw);
           result.ratios[`${p}steps_vs_raw_c${c}`] = round(e.stepsPerS / raw);
+          // CPU per item: this process's plus PostgreSQL's (only the process's on SQLite)
+          const perItem = (run: { processMs: number; postgresMs: number | null }, n: number) =>
+            round((run.processMs + (target.prefix === 'pg' ? (run.postgresMs ?? 0) : 0)) / n);
+          const steps = e.stepsPerS * e.elapsed;
+          result.metrics[`${p}cpu_ms_per_step_c${c}`] = perItem(engine, steps);
+          if (target.prefix === 'pg' && engine.postgresMs !== null)
+            result.metrics[`${p}postgres_cpu_ms_per_step_c${c}`] = round(engine.postgresMs / steps);
+          result.baselines[`${p}raw_cpu_ms_per_commit_c${c}`] = perItem(rawRun, raw * seconds);
         }
       } finally {
         await store.close();
