@@ -205,33 +205,61 @@ export async function measurePush(options: {
   }
 }
 
-/** Echo round trips of frames shaped like a pushed command over raw `ws` at `url`. */
-export async function measureEcho(options: {
+/**
+ * Paced round trips over `sockets` raw connections to `url`: `send(ws, i)` starts item i on
+ * socket i mod sockets at its due time; `onMessage` answers a frame if it must and returns
+ * the number of the item the frame completes (undefined for none). A warm-up round of up to
+ * 500 items, then `count`; times from each item's due time to its completion.
+ */
+async function measureRoundTrips(options: {
   url: string;
   sockets: number;
   count: number;
   rate: number;
+  send: (ws: WebSocket, i: number) => void;
+  onMessage: (ws: WebSocket, text: string) => number | undefined;
 }): Promise<EchoResult> {
   const { url, count, rate } = options;
-  let echoedAt = new Float64Array(0);
+  let doneAt = new Float64Array(0);
   const sockets = await Promise.all(
     Array.from(
       { length: options.sockets },
       () =>
         new Promise<WebSocket>((resolve, reject) => {
-          const ws = new WebSocket(`${wsBase(url)}/echo`, { perMessageDeflate: false });
+          const ws = new WebSocket(url, { perMessageDeflate: false });
           ws.on('message', (data: Buffer) => {
-            const frame = JSON.parse(data.toString('utf8')) as {
-              command: { payload: { reason: string } };
-            };
-            const seq = Number(frame.command.payload.reason.slice('bench '.length));
-            if (seq < echoedAt.length) echoedAt[seq] = performance.now();
+            const seq = options.onMessage(ws, data.toString('utf8'));
+            if (seq !== undefined && seq < doneAt.length) doneAt[seq] = performance.now();
           });
           ws.on('open', () => resolve(ws));
           ws.on('error', reject);
         }),
     ),
   );
+  try {
+    const round = async (n: number) => {
+      doneAt = new Float64Array(n);
+      const { due } = await paced(n, rate, (i) => options.send(sockets[i % sockets.length]!, i));
+      await until(() => doneAt.every((t) => t > 0), SETTLE_MS);
+      const rtt: number[] = [];
+      for (let i = 0; i < n; i++) if (doneAt[i]! > 0) rtt.push(doneAt[i]! - due[i]!);
+      return rtt;
+    };
+    await round(Math.min(500, count));
+    const rtt = await round(count);
+    return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length };
+  } finally {
+    for (const ws of sockets) ws.close();
+  }
+}
+
+/** Echo round trips of frames shaped like a pushed command over raw `ws` at `url`. */
+export function measureEcho(options: {
+  url: string;
+  sockets: number;
+  count: number;
+  rate: number;
+}): Promise<EchoResult> {
   // a command frame as the gateway sends it, give or take the id
   const frame = (i: number) =>
     JSON.stringify({
@@ -254,21 +282,15 @@ export async function measureEcho(options: {
         error: null,
       },
     });
-  try {
-    const round = async (n: number) => {
-      echoedAt = new Float64Array(n);
-      const { due } = await paced(n, rate, (i) => sockets[i % sockets.length]!.send(frame(i)));
-      await until(() => echoedAt.every((t) => t > 0), SETTLE_MS);
-      const rtt: number[] = [];
-      for (let i = 0; i < n; i++) if (echoedAt[i]! > 0) rtt.push(echoedAt[i]! - due[i]!);
-      return rtt;
-    };
-    await round(Math.min(500, count));
-    const rtt = await round(count);
-    return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length };
-  } finally {
-    for (const ws of sockets) ws.close();
-  }
+  return measureRoundTrips({
+    ...options,
+    url: `${wsBase(options.url)}/echo`,
+    send: (ws, i) => ws.send(frame(i)),
+    onMessage: (_ws, text) => {
+      const echoed = JSON.parse(text) as { command: { payload: { reason: string } } };
+      return Number(echoed.command.payload.reason.slice('bench '.length));
+    },
+  });
 }
 
 /**
@@ -276,45 +298,21 @@ export async function measureEcho(options: {
  * `command` → `ack` → commit → `acked`, paced at `rate` over `sockets` connections; times
  * from the moment each post was due until its `acked` arrived.
  */
-export async function measureDurableFloor(options: {
+export function measureDurableFloor(options: {
   url: string;
   sockets: number;
   count: number;
   rate: number;
 }): Promise<EchoResult> {
-  const { url, count, rate } = options;
-  let ackedAt = new Float64Array(0);
-  const sockets = await Promise.all(
-    Array.from(
-      { length: options.sockets },
-      () =>
-        new Promise<WebSocket>((resolve, reject) => {
-          const ws = new WebSocket(`${wsBase(url)}/floor`, { perMessageDeflate: false });
-          ws.on('message', (data: Buffer) => {
-            const frame = JSON.parse(data.toString('utf8')) as { type: string; seq: number };
-            if (frame.type === 'command') ws.send(JSON.stringify({ type: 'ack', seq: frame.seq }));
-            else if (frame.seq < ackedAt.length) ackedAt[frame.seq] = performance.now();
-          });
-          ws.on('open', () => resolve(ws));
-          ws.on('error', reject);
-        }),
-    ),
-  );
-  try {
-    const round = async (n: number) => {
-      ackedAt = new Float64Array(n);
-      const { due } = await paced(n, rate, (i) =>
-        sockets[i % sockets.length]!.send(JSON.stringify({ type: 'post', seq: i })),
-      );
-      await until(() => ackedAt.every((t) => t > 0), SETTLE_MS);
-      const rtt: number[] = [];
-      for (let i = 0; i < n; i++) if (ackedAt[i]! > 0) rtt.push(ackedAt[i]! - due[i]!);
-      return rtt;
-    };
-    await round(Math.min(500, count));
-    const rtt = await round(count);
-    return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length };
-  } finally {
-    for (const ws of sockets) ws.close();
-  }
+  return measureRoundTrips({
+    ...options,
+    url: `${wsBase(options.url)}/floor`,
+    send: (ws, i) => ws.send(JSON.stringify({ type: 'post', seq: i })),
+    onMessage: (ws, text) => {
+      const frame = JSON.parse(text) as { type: string; seq: number };
+      if (frame.type !== 'command') return frame.seq;
+      ws.send(JSON.stringify({ type: 'ack', seq: frame.seq }));
+      return undefined;
+    },
+  });
 }
