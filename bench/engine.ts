@@ -5,10 +5,17 @@
  * database at the same concurrency (one single-row INSERT per transaction). The ratio
  * steps/s ÷ raw commits/s says how close the engine gets to the database's own limit.
  *
+ * A step writes far more than a raw commit's one small row, so on PostgreSQL the same run also
+ * measures a floor (engine/floor.ts): the rows the engine writes per workflow — its row
+ * inserted, then updated once per step with its state and actor snapshot; 7 audit rows, 5
+ * metric rows, a heartbeat inserted and deleted — written by hand in the same tables, in the
+ * engine's 6 statements per workflow (grouped 8 workflows to a statement at 32, as the
+ * engine's group commit does). Steps/s ÷ floor steps/s is the engine's own share.
+ *
  * Each part also reports the CPU it costs per step or per raw commit — this process's and
  * every PostgreSQL process's (from /proc, Linux only) — since on a disk whose commits are
  * cheap the ratio is set by CPU, not by the commit: `…_cpu_ms_per_step_c…` against
- * `…_raw_cpu_ms_per_commit_c…`.
+ * `…_floor_cpu_ms_per_step_c…` and `…_raw_cpu_ms_per_commit_c…`.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,9 +32,11 @@ import {
   type Store,
 } from '../runtime/index.js';
 import { cpuBetween, readCpu } from './cpu.js';
+import { type EngineFloor, openEngineFloor } from './engine/floor.js';
 import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
 
 const STEPS = 5;
+const WORKFLOW_TYPE = 'bench_five_steps';
 
 /**
  * Run `work` and return its result with the CPU milliseconds it cost: this process's, and
@@ -107,7 +116,7 @@ async function engineRun(store: Store, stepsRoot: string, concurrency: number, s
     Array.from({ length: concurrency }, async (_, worker) => {
       let i = 0;
       while (performance.now() < deadline) {
-        const wf = await runtime.start('bench_five_steps', { worker, i: i++ });
+        const wf = await runtime.start(WORKFLOW_TYPE, { worker, i: i++ });
         if (wf.status !== 'COMPLETED') throw new Error(`bench workflow ended ${wf.status}`);
         workflows++;
       }
@@ -137,7 +146,7 @@ function writeSteps(dir: string): void {
   ).join('\n');
   writeFileSync(
     join(dir, 'bench.yaml'),
-    `workflow_type: bench_five_steps\nautomate_next: true\nsteps:\n${steps}\n`,
+    `workflow_type: ${WORKFLOW_TYPE}\nautomate_next: true\nsteps:\n${steps}\n`,
   );
 }
 
@@ -167,6 +176,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   result.notes.push(
     '*_cpu_ms_per_step_* / *_raw_cpu_ms_per_commit_*: CPU time of this process plus (PostgreSQL only) every local postgres process, over the part, per step or per raw commit',
   );
+  if (url)
+    result.notes.push(
+      `pg_floor_*: the engine's rows for each ${STEPS}-step workflow written by hand (pg, prepared statements, no Saffron code) in the same schema — creation (workflow row, WORKFLOW_STARTED, heartbeat), then per step the row updated at its version with state and actor snapshot, STEP_EXECUTED and a step_duration_ms metric (the last step: COMPLETED, WORKFLOW_COMPLETED, heartbeat deleted) — in the engine's ${STEPS + 1} statements per workflow; at c32 8 workflows to a statement and 4 statements open, as the engine's group commit; generic plans (plan_cache_mode)`,
+    );
   try {
     for (const target of targets) {
       const schema = target.prefix === 'pg' ? `saffron_bench_engine_${process.pid}` : undefined;
@@ -176,9 +189,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
       }
       const store = await openStore(target.location, { postgres: { schema, maxConnections: 32 } });
+      let floor: EngineFloor | undefined;
       try {
         if (store.dialect === 'sqlite') await ensureEdgeSchema(store);
         else await migrate(store, migrations);
+        if (url && schema)
+          floor = await openEngineFloor(url, schema, { workflowType: WORKFLOW_TYPE, steps: STEPS });
         for (const c of [1, 32]) {
           options.progress(`${target.prefix} c${c}: raw commits for ${seconds}s`);
           const rawRun = await withCpu(() => rawCommits(store, c, seconds));
@@ -204,8 +220,24 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           if (target.prefix === 'pg' && engine.postgresMs !== null)
             result.metrics[`${p}postgres_cpu_ms_per_step_c${c}`] = round(engine.postgresMs / steps);
           result.baselines[`${p}raw_cpu_ms_per_commit_c${c}`] = perItem(rawRun, raw * seconds);
+          const open = floor;
+          if (open) {
+            options.progress(`${target.prefix} c${c}: floor for ${seconds}s`);
+            const floorRun = await withCpu(() => open.run(c, seconds));
+            const f = floorRun.result;
+            options.progress(`  floor ${Math.round(f.stepsPerS)} steps/s`);
+            const floorSteps = f.stepsPerS * f.elapsed;
+            result.baselines[`${p}floor_steps_per_s_c${c}`] = round(f.stepsPerS);
+            result.baselines[`${p}floor_cpu_ms_per_step_c${c}`] = perItem(floorRun, floorSteps);
+            if (floorRun.postgresMs !== null)
+              result.baselines[`${p}floor_postgres_cpu_ms_per_step_c${c}`] = round(
+                floorRun.postgresMs / floorSteps,
+              );
+            result.ratios[`${p}steps_vs_floor_c${c}`] = round(e.stepsPerS / f.stepsPerS);
+          }
         }
       } finally {
+        await floor?.close();
         await store.close();
         if (admin) {
           await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
