@@ -296,6 +296,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.metrics.bytes_per_connection = Math.round(held.bytesPerConnection);
     result.metrics.heap_bytes_per_connection = Math.round(held.heapBytesPerConnection);
     result.metrics.connects_per_s = round(held.held / held.connectSeconds);
+    if (held.cpuMsPerConnection) {
+      result.metrics.connect_cpu_ms_server = round(held.cpuMsPerConnection.server);
+      result.metrics.connect_cpu_ms_clients = round(held.cpuMsPerConnection.clients);
+      result.metrics.connect_cpu_ms_postgres = round(held.cpuMsPerConnection.postgres);
+    }
     result.metrics.db_statements_per_handshake =
       held.statementsPerConnection === null ? null : round(held.statementsPerConnection);
     if (held.failed > 0)
@@ -482,6 +487,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.baselines.raw_ws_idle_connections = rawHeld.held;
     result.baselines.raw_ws_bytes_per_connection = Math.round(rawHeld.bytesPerConnection);
     result.baselines.raw_ws_connects_per_s = round(rawHeld.held / rawHeld.connectSeconds);
+    if (rawHeld.cpuMsPerConnection) {
+      result.baselines.raw_ws_connect_cpu_ms_server = round(rawHeld.cpuMsPerConnection.server);
+      result.baselines.raw_ws_connect_cpu_ms_clients = round(rawHeld.cpuMsPerConnection.clients);
+    }
     progress(`baseline: ws echo, ${s.commands} frames at ${s.rate}/s`);
     const echo = await measureEcho({
       url: raw.url,
@@ -578,6 +587,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
       "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
       `durable_push_floor_rtt_*: the same paced rate through a bare ws server that commits one row (autocommit, pool of ${GATEWAY_POOL}) before sending each command and one before answering each ack — the two commits of a push round trip and nothing else; the push goal of ${PUSH_P99_GOAL_MS} ms p99 is reachable only if this floor is well below it`,
+      'connect_cpu_ms_* / raw_ws_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
       'push_cpu_ms_* / durable_push_floor_cpu_ms_*: CPU time per command of the server process and of every PostgreSQL process (from /proc, Linux only) over the push measurement, warm-up round included: what a push costs the machine, against the floor doing only its two commits',
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',

@@ -6,6 +6,7 @@
  * on the connections being measured.
  */
 import { fileURLToPath } from 'node:url';
+import { cpuBetween, readCpu } from '../cpu.js';
 import { startChild, type Child } from './child.js';
 import type { OpenReport, SocketsSpec } from './sockets.js';
 
@@ -25,6 +26,11 @@ export interface IdleResult {
   connectSeconds: number;
   /** SQL statements the server sent per connection held (handshake, hello, presence); null for a server that does not count them. */
   statementsPerConnection: number | null;
+  /**
+   * CPU milliseconds per connection held over the connect span — the server's, the client
+   * processes', PostgreSQL's — or null off Linux.
+   */
+  cpuMsPerConnection: { server: number; clients: number; postgres: number } | null;
 }
 
 interface Memory {
@@ -73,6 +79,8 @@ export async function measureIdle(options: {
         spawn(first + i * PER_CLIENT, first + Math.min(count, (i + 1) * PER_CLIENT), i + 2),
       ),
     );
+    const clientPids = children.map((c) => c.pid);
+    const cpuBefore = { server: readCpu([server.pid]), clients: readCpu(clientPids) };
     const started = performance.now();
     const ticker = setInterval(() => {
       void server
@@ -87,6 +95,7 @@ export async function measureIdle(options: {
       clearInterval(ticker);
     }
     const connectSeconds = (performance.now() - started) / 1000;
+    const cpuAfter = { server: readCpu([server.pid]), clients: readCpu(clientPids) };
     // let the last hellos and status writes finish before measuring
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const held = await server.call<number>({ kind: 'connections' });
@@ -105,6 +114,15 @@ export async function measureIdle(options: {
       bytesPerConnection: held > 0 ? (after.rss - before.rss) / held : 0,
       heapBytesPerConnection: held > 0 ? (after.heapUsed - before.heapUsed) / held : 0,
       connectSeconds,
+      cpuMsPerConnection:
+        held > 0 && cpuBefore.server && cpuAfter.server && cpuBefore.clients && cpuAfter.clients
+          ? {
+              server: (1000 * cpuBetween(cpuBefore.server, cpuAfter.server).workerSeconds) / held,
+              clients:
+                (1000 * cpuBetween(cpuBefore.clients, cpuAfter.clients).workerSeconds) / held,
+              postgres: (1000 * cpuBetween(cpuBefore.server, cpuAfter.server).serverSeconds) / held,
+            }
+          : null,
       statementsPerConnection:
         held > 0 && statementsBefore !== null && statementsAfter !== null
           ? (statementsAfter - statementsBefore) / held
