@@ -115,8 +115,11 @@ async function ackInOneStatement(
             WHERE r.active AND r.event_types @> jsonb_build_array(k.kind))
         ),
         cur AS (
+          -- = ANY (ARRAY(…)), not IN (SELECT …): the planner takes the array for a few
+          -- elements where it takes the recordset for 100 rows, so it looks each row up by key
+          -- instead of scanning the whole table
           SELECT ${cols('c')} FROM device_commands AS c
-          WHERE c.command_id IN (SELECT command_id FROM input)
+          WHERE c.command_id = ANY (ARRAY(SELECT command_id FROM input))
           ORDER BY c.command_id
           FOR UPDATE
         ),

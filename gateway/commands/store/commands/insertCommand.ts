@@ -114,8 +114,11 @@ export async function insertCommands(
                 deliverer_role text, deliverer_ip text)
             ),
             device AS (
+              -- = ANY (ARRAY(…)), not IN (SELECT …): the planner takes the array for a few
+              -- elements where it takes the recordset for 100 rows, so it looks each row up by key
+              -- instead of scanning the whole table
               SELECT device_id FROM edge_devices
-              WHERE device_id IN (SELECT device_id FROM input)
+              WHERE device_id = ANY (ARRAY(SELECT device_id FROM input))
               ORDER BY device_id
               FOR SHARE
             ),
