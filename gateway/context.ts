@@ -11,6 +11,7 @@ import type { Keyring } from './keys.js';
 import type { RateLimiter } from './governance/rateLimiter.js';
 import type { CommandEvents } from './link/commandEvents.js';
 import type { OpenApiRegistry } from './openapi.js';
+import type { QuietDevices } from './link/quietDevices.js';
 
 /** Shared parts of one gateway instance. */
 export interface GatewayContext {
@@ -42,6 +43,8 @@ export interface GatewayContext {
   documentTags: DocumentTags;
   /** The command gate's versions, policies and device attributes (governance/gateReads.ts). */
   gateReads: GateReads;
+  /** Devices connecting with nothing to resume (link/quietDevices.ts). */
+  quietDevices: QuietDevices;
   /** Rate-limit rules, enforced after authentication on every route (governance/rateLimiter.ts). */
   rateLimits: RateLimiter;
   /**

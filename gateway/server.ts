@@ -24,6 +24,7 @@ import {
   type CloudStore,
 } from '../runtime/index.js';
 import { createCredentialCache } from './auth/credentialCache.js';
+import { createQuietDevices } from './link/quietDevices.js';
 import { createTokenCache } from './auth/tokenCache.js';
 import { createNonceCache } from './auth/nonces.js';
 import { createChangeBus } from './cache/changeBus.js';
@@ -326,7 +327,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // gateways, its own nonce announcements come back within the liveness interval (a
   // connection that lags or died silently shows there before any change is missed for long)
   const trusted = () => changes.trusted() && (listener === undefined || nonces.readsFromMemory());
-  const credentials = createCredentialCache(options.store, options.keys, trusted, options.caches);
+  const quietDevices = createQuietDevices(trusted, () => now().getTime());
+  const credentials = createCredentialCache(
+    options.store,
+    options.keys,
+    trusted,
+    options.caches,
+    quietDevices,
+  );
   const tokens = createTokenCache(options.store, trusted, options.caches);
   const documentTags = createDocumentTags(trusted, options.caches);
   const gateReads = createGateReads(options.store, trusted, options.caches);
@@ -360,6 +368,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     changes,
     documentTags,
     gateReads,
+    quietDevices,
     commandEvents: createCommandEvents((error) =>
       app.log.error({ err: error }, 'a command event listener failed'),
     ),

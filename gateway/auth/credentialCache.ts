@@ -50,12 +50,24 @@ interface Opened {
   previousExpiresMs: number;
 }
 
-/** A credential cache over `store`, keeping entries while `trusted()`. */
+/** Who is told what each read found besides the secrets. */
+export interface CredentialReadObserver {
+  /** A read of `deviceIds` is about to start; returns its number. */
+  reading(deviceIds: readonly string[]): number;
+  /** Whether `deviceId` had no open command, as read `read` found it. */
+  read(deviceId: string, read: number, quiet: boolean): void;
+}
+
+/**
+ * A credential cache over `store`, keeping entries while `trusted()`; `observer` hears
+ * whether each device read had open commands (link/quietDevices.ts).
+ */
 export function createCredentialCache(
   store: CloudStore,
   keys: Keyring,
   trusted: () => boolean,
   bounds: CacheBounds = {},
+  observer?: CredentialReadObserver,
 ): CredentialCache {
   const cache = createInvalidatingCache<Opened>({
     maxEntries: bounds.maxEntries ?? CACHE_DEFAULTS.maxEntries,
@@ -72,10 +84,12 @@ export function createCredentialCache(
     maxInFlight: store.driver.dialect === 'postgres' ? 2 : 1,
     async write(batch) {
       try {
-        const found = await getDevicesCredentials(
-          store,
-          batch.map((r) => r.deviceId),
-        );
+        const deviceIds = batch.map((r) => r.deviceId);
+        const read = observer?.reading(deviceIds);
+        const found = await getDevicesCredentials(store, deviceIds);
+        if (observer && read !== undefined)
+          for (const [deviceId, sealed] of found)
+            observer.read(deviceId, read, !sealed.openCommands);
         for (const r of batch) r.done(found.get(r.deviceId));
       } catch (error) {
         for (const r of batch) r.done(undefined, toError(error));

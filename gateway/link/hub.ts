@@ -147,7 +147,10 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     },
   });
 
-  const wake = (deviceId: string) => sessions.get(deviceId)?.wake();
+  const wake = (deviceId: string) => {
+    ctx.quietDevices.touched(deviceId); // a device between its upgrade and its hello
+    sessions.get(deviceId)?.wake();
+  };
   const idle = (deviceId: string) => sessions.get(deviceId)?.idle() ?? false;
   const idleDevices = () => {
     const found: string[] = [];
@@ -286,8 +289,12 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
       ctx.changes.onCommands({
         notify: ({ origin, deviceIds }) => {
           if (origin !== nodeId) deviceIds.forEach(wake);
+          else deviceIds.forEach((id) => ctx.quietDevices.touched(id));
         },
-        reconnected: () => sessions.forEach((s) => s.wake()),
+        reconnected: () => {
+          ctx.quietDevices.forget();
+          sessions.forEach((s) => s.wake());
+        },
       });
       timers = [
         setInterval(tick, settings.heartbeatIntervalMs),

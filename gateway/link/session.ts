@@ -297,6 +297,11 @@ class Session implements DeviceSession {
     });
     if (this.ready) return; // one resume per session: every redelivery counts as a retry
     this.ready = true;
+    // read with its credentials on the upgrade: nothing to resume, and nothing since
+    if (this.host.ctx.quietDevices.take(this.deviceId)) {
+      this.resumed = true;
+      return;
+    }
     this.wantDelivery = true;
     await this.deliverExclusively();
   }

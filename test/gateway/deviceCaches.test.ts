@@ -7,14 +7,15 @@
  * lost keeps nothing until it holds again, and one that goes quiet without an error serves
  * nothing from memory once its own announcements stop coming back; and an unchanged poll
  * answered from memory runs
- * no statement but the nonce's. (Devices have no disabled state: deletion is how one is
+ * no statement but the nonce's; a device read cold on its upgrade with no command waiting
+ * says hello without a statement of its commands, unless a command was created meanwhile. (Devices have no disabled state: deletion is how one is
  * shut out, and a PATCH of its type is the change of its registry row tested here.)
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createApiToken,
   createGateway,
@@ -29,6 +30,7 @@ import {
   rotateDeviceSecret,
 } from '../../gateway/devices/store/devices/rotateDeviceSecret.js';
 import { runCli } from '../support/cli.js';
+import { connectDevice } from '../support/device.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
@@ -422,6 +424,63 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     expect(created.status, await created.clone().text()).toBe(201);
     const fraud = await changedWithin(rules, noRules);
     expect(fraud.policies).toEqual([{ name: 'cache-velocity', version: 1 }]);
+  });
+
+  it('opens the socket of a device with nothing to resume without a statement of its commands', async () => {
+    const secret = await register('cache-cold-hello-1');
+    bStatements.length = 0;
+    const device = await connectDevice(bUrl, 'cache-cold-hello-1', secret);
+    try {
+      device.send({ type: 'hello' });
+      await device.next('welcome');
+      // the upgrade's credential read said there was nothing to resume: the hello ran no
+      // redelivery and no delivery
+      const reads = bStatements.filter((s) => s.includes('secret_ciphertext'));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toContain('device_commands');
+      expect(
+        bStatements.filter(
+          (s) => s.includes('device_commands') && !s.includes('secret_ciphertext'),
+        ),
+      ).toEqual([]);
+      // and the session is idle at once: a new command is created DELIVERED and pushed
+      const created = await b.context.app.inject({
+        method: 'POST',
+        url: '/api/v1/devices/cache-cold-hello-1/commands',
+        headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
+        payload: json({ command_type: 'DIAGNOSTIC', payload: { checks: ['link'] } }),
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json()).toMatchObject({ status: 'DELIVERED' });
+      expect(await device.next('command')).toMatchObject({
+        command: { command_id: created.json<{ command_id: string }>().command_id },
+      });
+    } finally {
+      await device.close();
+    }
+  });
+
+  it('resumes the commands created on the other gateway between a cold upgrade and its hello', async () => {
+    const secret = await register('cache-cold-hello-2');
+    const touched = vi.spyOn(b.context.quietDevices, 'touched');
+    const device = await connectDevice(bUrl, 'cache-cold-hello-2', secret);
+    try {
+      await device.challenge; // the upgrade (and its credential read) is over
+      const created = await admin('/api/v1/devices/cache-cold-hello-2/commands', {
+        method: 'POST',
+        body: json({ command_type: 'DIAGNOSTIC', payload: { checks: ['link'] } }),
+      });
+      expect(created.status).toBe(201);
+      const { command_id: commandId } = (await created.json()) as { command_id: string };
+      // B hears the creation before the hello: its read is stale, the hello must resume
+      await vi.waitFor(() => expect(touched).toHaveBeenCalledWith('cache-cold-hello-2'));
+      device.send({ type: 'hello' });
+      await device.next('welcome');
+      expect(await device.next('command')).toMatchObject({ command: { command_id: commandId } });
+    } finally {
+      touched.mockRestore();
+      await device.close();
+    }
   });
 
   it('keeps nothing while its LISTEN connection is lost, and caches again once it is back', async () => {
