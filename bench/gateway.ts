@@ -20,7 +20,9 @@
  * - Config polls per second on the 304 path (device-signed, `If-None-Match`), against a bare
  *   fastify route answering 304 on an ETag match, with the same client.
  * - Handshakes per second while the idle connections open, against the same clients
- *   connecting to the bare `ws` server; the highest push rate (doubling from the offered one)
+ *   connecting to the bare `ws` server and to the handshake floor: a bare `ws` server that
+ *   does only the protocol's work (verify the signed upgrade, challenge, verify the hello's
+ *   proof, welcome) and nothing of Saffron; the highest push rate (doubling from the offered one)
  *   that still completes with p99 ≤ 20 ms; connects and 304 polls with two gateway processes
  *   on the same database.
  * - Whether PostgreSQL NOTIFY (a database-wide lock at commit) limits cross-gateway push:
@@ -526,6 +528,37 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.baselines.raw_ws_echo_rtt_p99_ms = round(echo.p99);
     stop(raw.child);
 
+    const handshake = await start({ kind: 'challenge-ws', benchKey });
+    progress(`baseline: ${s.connections} connections to the handshake floor (bare ws + proof)`);
+    const floorHeld = await measureIdle({
+      server: handshake.child,
+      url: handshake.url,
+      benchKey,
+      first: idle,
+      count: s.connections,
+      subnet: 5,
+      progress,
+    });
+    result.baselines.handshake_floor_connects_per_s = round(
+      floorHeld.held / floorHeld.connectSeconds,
+    );
+    result.baselines.handshake_floor_bytes_per_connection = Math.round(
+      floorHeld.bytesPerConnection,
+    );
+    if (floorHeld.cpuMsPerConnection) {
+      result.baselines.handshake_floor_connect_cpu_ms_server = round(
+        floorHeld.cpuMsPerConnection.server,
+      );
+      result.baselines.handshake_floor_connect_cpu_ms_clients = round(
+        floorHeld.cpuMsPerConnection.clients,
+      );
+    }
+    if (floorHeld.failed > 0)
+      result.notes.push(
+        `${floorHeld.failed} handshake floor connections failed (first: ${floorHeld.firstError})`,
+      );
+    stop(handshake.child);
+
     const durable = await start({
       kind: 'durable-ws',
       databaseUrl: url,
@@ -594,6 +627,14 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.metrics.connects_per_s,
       result.baselines.raw_ws_connects_per_s,
     );
+    result.ratios.connects_vs_handshake_floor = ratio(
+      result.metrics.connects_per_s,
+      result.baselines.handshake_floor_connects_per_s,
+    );
+    result.ratios.handshake_floor_vs_raw_ws = ratio(
+      result.baselines.handshake_floor_connects_per_s,
+      result.baselines.raw_ws_connects_per_s,
+    );
     result.ratios.push_rtt_p99_vs_raw_echo = ratio(
       result.metrics.push_rtt_p99_ms,
       result.baselines.raw_ws_echo_rtt_p99_ms,
@@ -611,7 +652,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
       "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
       `durable_push_floor_rtt_*: the same paced rate through a bare ws server that commits one row (autocommit, pool of ${GATEWAY_POOL}) before sending each command and one before answering each ack — the two commits of a push round trip and nothing else; the push goal of ${PUSH_P99_GOAL_MS} ms p99 is reachable only if this floor is well below it`,
-      'connect_cpu_ms_* / raw_ws_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
+      "handshake_floor_*: the same clients and connections against a bare ws server (no fastify, no database) doing only the device protocol's work: verify the signed upgrade with the device's secret, send a random challenge, verify the hello's proof (same runtime/crypto functions), answer a welcome of the gateway's shape — what a connect costs before anything of Saffron (admission, authentication's caches, rate limits, sessions, presence, delivery)",
+      'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
       'push_cpu_ms_* / durable_push_floor_cpu_ms_*: CPU time per command of the server process and of every PostgreSQL process (from /proc, Linux only) over the push measurement, warm-up round included: what a push costs the machine, against the floor doing only its two commits',
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',

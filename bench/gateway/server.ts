@@ -8,6 +8,13 @@
  * - `raw-ws`: a bare `ws` server on a bare HTTP server, no authentication, no session
  *   logic: it holds connections and echoes every text frame back. The baseline for memory
  *   per connection and for a frame's round trip.
+ * - `challenge-ws`: the floor of a device handshake, with nothing of Saffron: a bare `ws`
+ *   server on a bare HTTP server that does only the protocol's own work (gateway/link/
+ *   frames.ts) — it verifies the upgrade's signature with the device's secret (derived from
+ *   `benchKey` as bench/gateway/fleet.ts does) or answers 401, sends a random `challenge`,
+ *   verifies the `hello`'s proof (4003 when wrong) and answers a `welcome` shaped like the
+ *   gateway's. No database, no admission, no presence, no delivery, no proof deadline and no
+ *   server heartbeats (the device's heartbeats are ignored, as the gateway does).
  * - `bare-fastify`: fastify with one route shaped like the device config poll that answers
  *   304 when `If-None-Match` matches a fixed ETag: the baseline of the 304 path.
  * - `durable-ws`: the floor of a durable push, with nothing of Saffron: a bare `ws` server
@@ -20,16 +27,24 @@
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
  * `pg.Client#query`, so the pool's, the LISTEN connection's and the background work's alike).
  */
-import { createServer } from 'node:http';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { createGateway, loadKeyring } from '../../gateway/index.js';
+import {
+  SOCKET_PROOF_VERSION,
+  verifyRequestSignature,
+  verifySocketProof,
+} from '../../runtime/crypto/index.js';
 import { asCloud, openStore } from '../../runtime/store/index.js';
 import { serveParent, settledMemory } from './child.js';
+import { deviceSecretOf, socketPathOf } from './fleet.js';
 
 /** What a server process runs. */
 export type ServerSpec =
@@ -42,10 +57,106 @@ export type ServerSpec =
       poolSize: number;
     }
   | { kind: 'raw-ws' }
+  | { kind: 'challenge-ws'; benchKey: string }
   | { kind: 'bare-fastify'; etag: string }
   | { kind: 'durable-ws'; databaseUrl: string; schema: string; poolSize: number };
 
 const HOST = '127.0.0.1';
+/** Largest clock difference of an upgrade's timestamp, the gateway's default. */
+const SKEW_MS = 300_000;
+/** What the `challenge-ws` welcome announces: the gateway's defaults (gateway/link/settings.ts). */
+const HEARTBEAT_INTERVAL_MS = 30_000;
+const MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** A `challenge-ws` socket until its hello: whose it is and what it was asked. */
+interface Challenged {
+  deviceId: string;
+  secret: string;
+  challenge: string;
+}
+
+/**
+ * The device of a signed upgrade of its own socket (`Authorization: Device <id>:<signature>`,
+ * `X-Saffron-Timestamp` within the skew, no nonce, signed over `GET`, the path, the timestamp,
+ * an empty nonce and an empty body) with its secret, or undefined.
+ */
+function upgradedDevice(
+  request: IncomingMessage,
+  benchKey: string,
+): { deviceId: string; secret: string } | undefined {
+  const [scheme, value = ''] = (request.headers.authorization ?? '').split(' ', 2);
+  const colon = value.lastIndexOf(':');
+  const timestamp = request.headers['x-saffron-timestamp'];
+  const path = request.url ?? '';
+  if (scheme !== 'Device' || colon < 1 || typeof timestamp !== 'string') return undefined;
+  if (request.headers['x-saffron-nonce'] !== undefined) return undefined;
+  if (!(Math.abs(Date.now() - Date.parse(timestamp)) <= SKEW_MS)) return undefined;
+  const deviceId = value.slice(0, colon);
+  if (path !== socketPathOf(deviceId)) return undefined;
+  const secret = deviceSecretOf(benchKey, deviceId);
+  const signed = { method: 'GET', pathWithQuery: path, timestamp, nonce: '', body: '' };
+  return verifyRequestSignature(secret, signed, value.slice(colon + 1))
+    ? { deviceId, secret }
+    : undefined;
+}
+
+/** A bare `ws` server doing the device handshake and nothing else (`challenge-ws`). */
+function challengeServer(benchKey: string) {
+  const server = createServer((_request, response) => response.writeHead(404).end());
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: 256 * 1024,
+  });
+  // dropped at the hello, as the gateway drops a proven session's challenge
+  const challenged = new WeakMap<WebSocket, Challenged>();
+  // shared listener, no closure per socket (as the gateway's sessions)
+  function onMessage(this: WebSocket, data: Buffer): void {
+    const asked = challenged.get(this);
+    if (asked === undefined) return; // after the welcome: heartbeats only prove the device alive
+    let frame: { type?: unknown; proof?: unknown } | null;
+    try {
+      frame = JSON.parse(data.toString('utf8')) as typeof frame;
+    } catch {
+      return; // the gateway answers an `error` frame; the device still has to say hello
+    }
+    if (frame?.type !== 'hello') return;
+    challenged.delete(this);
+    const { deviceId, secret, challenge } = asked;
+    if (
+      typeof frame.proof !== 'string' ||
+      !verifySocketProof(secret, deviceId, challenge, frame.proof)
+    )
+      return this.close(4003, 'the hello must carry a valid proof of the challenge');
+    this.send(
+      JSON.stringify({
+        type: 'welcome',
+        session_id: randomUUID(),
+        heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS,
+        max_message_bytes: MAX_MESSAGE_BYTES,
+      }),
+    );
+  }
+  function onError(this: WebSocket): void {
+    this.terminate();
+  }
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const device = upgradedDevice(request, benchKey);
+    if (device === undefined) {
+      socket.on('error', () => socket.destroy());
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const challenge = randomBytes(32).toString('base64url');
+      challenged.set(ws, { ...device, challenge });
+      ws.on('message', onMessage);
+      ws.on('error', onError);
+      ws.send(JSON.stringify({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION }));
+    });
+  });
+  return { server, wss };
+}
 
 /** Count every statement any pg client of this process sends (bench instrumentation only). */
 function countStatements(): () => number {
@@ -86,6 +197,13 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
       wss.on('connection', (socket) =>
         socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })),
       );
+      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+    }
+    case 'challenge-ws': {
+      const { server, wss } = challengeServer(spec.benchKey);
       await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
