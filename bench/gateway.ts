@@ -619,34 +619,41 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 
     const ratio = (a: number | null | undefined, b: number | null | undefined) =>
       typeof a === 'number' && typeof b === 'number' && b > 0 ? round(a / b) : null;
-    result.ratios.bytes_per_connection_vs_raw_ws = ratio(
-      result.metrics.bytes_per_connection,
-      result.baselines.raw_ws_bytes_per_connection,
-    );
-    result.ratios.connects_vs_raw_ws = ratio(
-      result.metrics.connects_per_s,
-      result.baselines.raw_ws_connects_per_s,
-    );
-    result.ratios.connects_vs_handshake_floor = ratio(
-      result.metrics.connects_per_s,
-      result.baselines.handshake_floor_connects_per_s,
-    );
-    result.ratios.handshake_floor_vs_raw_ws = ratio(
-      result.baselines.handshake_floor_connects_per_s,
-      result.baselines.raw_ws_connects_per_s,
-    );
-    result.ratios.push_rtt_p99_vs_raw_echo = ratio(
-      result.metrics.push_rtt_p99_ms,
-      result.baselines.raw_ws_echo_rtt_p99_ms,
-    );
-    result.ratios.push_rtt_p99_vs_durable_floor = ratio(
-      result.metrics.push_rtt_p99_ms,
-      result.baselines.durable_push_floor_rtt_p99_ms,
-    );
-    result.ratios.config_304_vs_bare_fastify = ratio(
-      result.metrics.config_304_per_s,
-      result.baselines.bare_fastify_304_per_s,
-    );
+    const ratios: [string, number | null | undefined, number | null | undefined][] = [
+      [
+        'bytes_per_connection_vs_raw_ws',
+        result.metrics.bytes_per_connection,
+        result.baselines.raw_ws_bytes_per_connection,
+      ],
+      ['connects_vs_raw_ws', result.metrics.connects_per_s, result.baselines.raw_ws_connects_per_s],
+      [
+        'connects_vs_handshake_floor',
+        result.metrics.connects_per_s,
+        result.baselines.handshake_floor_connects_per_s,
+      ],
+      [
+        'handshake_floor_vs_raw_ws',
+        result.baselines.handshake_floor_connects_per_s,
+        result.baselines.raw_ws_connects_per_s,
+      ],
+      [
+        'push_rtt_p99_vs_raw_echo',
+        result.metrics.push_rtt_p99_ms,
+        result.baselines.raw_ws_echo_rtt_p99_ms,
+      ],
+      [
+        'push_rtt_p99_vs_durable_floor',
+        result.metrics.push_rtt_p99_ms,
+        result.baselines.durable_push_floor_rtt_p99_ms,
+      ],
+      [
+        'config_304_vs_bare_fastify',
+        result.metrics.config_304_per_s,
+        result.baselines.bare_fastify_304_per_s,
+      ],
+    ];
+    for (const [key, numerator, denominator] of ratios)
+      result.ratios[key] = ratio(numerator, denominator);
 
     result.notes.push(
       'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
