@@ -10,9 +10,11 @@
  *   created (committed), pushed, executed by the device and its EXECUTED state committed.
  *
  * The baselines, at the same rate: frames of the same size over raw `ws` connections to an
- * echo server, timed to the echo; and the durable floor (server.ts's `durable-ws`): a `post`
- * frame answered `command` once a row is committed, whose `ack` is answered `acked` once a
- * second row is committed — the round trip above minus everything but its two commits.
+ * echo server, timed to the echo; and the durable floor (server.ts's `durable-ws`): the
+ * operator's HTTP POST, through the same keep-alive agent, answered 201 once a row is
+ * committed and the `command` frame pushed on the device's socket, whose `ack` is answered
+ * `acked` once a second row is committed — the round trip above over the same transports,
+ * minus everything but its two commits.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
@@ -206,27 +208,28 @@ export async function measurePush(options: {
 }
 
 /**
- * Paced round trips over `sockets` raw connections to `url`: `send(ws, i)` starts item i on
- * socket i mod sockets at its due time; `onMessage` answers a frame if it must and returns
- * the number of the item the frame completes (undefined for none). A warm-up round of up to
- * 500 items, then `count`; times from each item's due time to its completion.
+ * Paced round trips over `sockets` raw connections, socket k to `urlOf(k)`: `fire(i, ws)`
+ * starts item i at its due time with ws = socket i mod sockets (and may return the promise of
+ * its request, awaited before the round settles); `onMessage` answers a frame if it must and
+ * returns the number of the item the frame completes (undefined for none). A warm-up round
+ * of up to 500 items, then `count`; times from each item's due time to its completion.
  */
 async function measureRoundTrips(options: {
-  url: string;
+  urlOf: (k: number) => string;
   sockets: number;
   count: number;
   rate: number;
-  send: (ws: WebSocket, i: number) => void;
+  fire: (i: number, ws: WebSocket) => Promise<unknown> | void;
   onMessage: (ws: WebSocket, text: string) => number | undefined;
 }): Promise<EchoResult> {
-  const { url, count, rate } = options;
+  const { count, rate } = options;
   let doneAt = new Float64Array(0);
   const sockets = await Promise.all(
     Array.from(
       { length: options.sockets },
-      () =>
+      (_, k) =>
         new Promise<WebSocket>((resolve, reject) => {
-          const ws = new WebSocket(url, { perMessageDeflate: false });
+          const ws = new WebSocket(options.urlOf(k), { perMessageDeflate: false });
           ws.on('message', (data: Buffer) => {
             const seq = options.onMessage(ws, data.toString('utf8'));
             if (seq !== undefined && seq < doneAt.length) doneAt[seq] = performance.now();
@@ -239,7 +242,12 @@ async function measureRoundTrips(options: {
   try {
     const round = async (n: number) => {
       doneAt = new Float64Array(n);
-      const { due } = await paced(n, rate, (i) => options.send(sockets[i % sockets.length]!, i));
+      const requests: Promise<unknown>[] = [];
+      const { due } = await paced(n, rate, (i) => {
+        const request = options.fire(i, sockets[i % sockets.length]!);
+        if (request) requests.push(request);
+      });
+      await Promise.allSettled(requests);
       await until(() => doneAt.every((t) => t > 0), SETTLE_MS);
       const rtt: number[] = [];
       for (let i = 0; i < n; i++) if (doneAt[i]! > 0) rtt.push(doneAt[i]! - due[i]!);
@@ -284,8 +292,8 @@ export function measureEcho(options: {
     });
   return measureRoundTrips({
     ...options,
-    url: `${wsBase(options.url)}/echo`,
-    send: (ws, i) => ws.send(frame(i)),
+    urlOf: () => `${wsBase(options.url)}/echo`,
+    fire: (i, ws) => ws.send(frame(i)),
     onMessage: (_ws, text) => {
       const echoed = JSON.parse(text) as { command: { payload: { reason: string } } };
       return Number(echoed.command.payload.reason.slice('bench '.length));
@@ -294,25 +302,38 @@ export function measureEcho(options: {
 }
 
 /**
- * The durable push floor at `url` (a `durable-ws` server): per command, `post` → commit →
- * `command` → `ack` → commit → `acked`, paced at `rate` over `sockets` connections; times
- * from the moment each post was due until its `acked` arrived.
+ * The durable push floor at `url` (a `durable-ws` server), paced at `rate` over `sockets`
+ * device sockets: per command, an HTTP `POST /floor/{n}` (the same keep-alive agent and
+ * client as the operator's in measurePush) → commit → `command` on device n's socket (and
+ * 201) → `ack` → commit → `acked`; times from the moment each POST was due until its `acked`
+ * arrived. A POST that fails leaves its command uncompleted.
  */
-export function measureDurableFloor(options: {
+export async function measureDurableFloor(options: {
   url: string;
   sockets: number;
   count: number;
   rate: number;
 }): Promise<EchoResult> {
-  return measureRoundTrips({
-    ...options,
-    url: `${wsBase(options.url)}/floor`,
-    send: (ws, i) => ws.send(JSON.stringify({ type: 'post', seq: i })),
-    onMessage: (ws, text) => {
-      const frame = JSON.parse(text) as { type: string; seq: number };
-      if (frame.type !== 'command') return frame.seq;
-      ws.send(JSON.stringify({ type: 'ack', seq: frame.seq }));
-      return undefined;
-    },
-  });
+  const { url, sockets } = options;
+  const agent = keepAlive(64);
+  try {
+    return await measureRoundTrips({
+      ...options,
+      urlOf: (n) => `${wsBase(url)}/floor/ws/${n}`,
+      fire: (i) =>
+        send(agent, url, `/floor/${i % sockets}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ seq: i }),
+        }),
+      onMessage: (ws, text) => {
+        const frame = JSON.parse(text) as { type: string; seq: number };
+        if (frame.type !== 'command') return frame.seq;
+        ws.send(JSON.stringify({ type: 'ack', seq: frame.seq }));
+        return undefined;
+      },
+    });
+  } finally {
+    agent.destroy();
+  }
 }

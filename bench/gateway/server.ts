@@ -17,11 +17,14 @@
  *   server heartbeats (the device's heartbeats are ignored, as the gateway does).
  * - `bare-fastify`: fastify with one route shaped like the device config poll that answers
  *   304 when `If-None-Match` matches a fixed ETag: the baseline of the 304 path.
- * - `durable-ws`: the floor of a durable push, with nothing of Saffron: a bare `ws` server
- *   that, for a `post` frame, commits one row (autocommit INSERT from a pool of `poolSize`)
- *   before it sends the `command` frame, and for the device's `ack` commits another before
- *   it answers `acked` — the two commits a command's round trip cannot do without (created
- *   before anyone is told, executed before the ack is confirmed), one statement each.
+ * - `durable-ws`: the floor of a durable push, with nothing of Saffron: a bare node `http`
+ *   server (no fastify) whose `POST /floor/{n}` reads the small JSON body, commits one row
+ *   (autocommit INSERT from a pool of `poolSize`), sends the `command` frame on the socket
+ *   device n opened at `/floor/ws/{n}` (a bare `ws` upgrade, no authentication) and answers
+ *   201; for the device's `ack` it commits another row before it answers `acked` — the two
+ *   commits a command's round trip cannot do without (created before anyone is told,
+ *   executed before the ack is confirmed), one statement each, behind the same transports as
+ *   the gateway's (the operator's HTTP request, the device's WebSocket).
  *
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
@@ -220,18 +223,44 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
       );
       const commit = (seq: number, kind: string) =>
         pool.query('INSERT INTO bench_push_floor (seq, kind) VALUES ($1, $2)', [seq, kind]);
-      const server = createServer((_request, response) => response.writeHead(404).end());
-      const wss = new WebSocketServer({ server, perMessageDeflate: false });
-      wss.on('connection', (socket) =>
-        socket.on('message', (data: Buffer) => {
-          const frame = JSON.parse(data.toString('utf8')) as { type: string; seq: number };
-          const answer = frame.type === 'post' ? 'command' : 'acked';
-          void commit(frame.seq, frame.type).then(
-            () => socket.send(JSON.stringify({ type: answer, seq: frame.seq })),
-            (error: unknown) => socket.close(1011, String(error).slice(0, 100)),
+      // the device sockets by device number
+      const devices = new Map<string, WebSocket>();
+      const server = createServer((request, response) => {
+        const n = /^\/floor\/(\d+)$/.exec(request.url ?? '')?.[1];
+        if (request.method !== 'POST' || n === undefined) return void response.writeHead(404).end();
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          const { seq } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { seq: number };
+          void commit(seq, 'post').then(
+            () => {
+              devices.get(n)?.send(JSON.stringify({ type: 'command', seq }));
+              response
+                .writeHead(201, { 'content-type': 'application/json' })
+                .end(JSON.stringify({ seq }));
+            },
+            () => response.writeHead(500).end(),
           );
-        }),
-      );
+        });
+      });
+      const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+      server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const n = /^\/floor\/ws\/(\d+)$/.exec(request.url ?? '')?.[1];
+        if (n === undefined) return void socket.destroy();
+        wss.handleUpgrade(request, socket, head, (ws) => {
+          devices.set(n, ws);
+          ws.on('close', () => {
+            if (devices.get(n) === ws) devices.delete(n);
+          });
+          ws.on('message', (data: Buffer) => {
+            const { seq } = JSON.parse(data.toString('utf8')) as { seq: number };
+            void commit(seq, 'ack').then(
+              () => ws.send(JSON.stringify({ type: 'acked', seq })),
+              (error: unknown) => ws.close(1011, String(error).slice(0, 100)),
+            );
+          });
+        });
+      });
       await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
