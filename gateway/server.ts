@@ -45,6 +45,14 @@ import { workflowWebhookHook } from './webhooks/workflowEvents.js';
 
 /** How often each gateway deletes expired shared nonces. */
 const NONCE_PURGE_INTERVAL_MS = 60_000;
+/**
+ * Connections the kernel holds for the gateway before it accepts them (Node's default is
+ * 511; Linux caps it at `net.core.somaxconn`). When a fleet reconnects at once, a full queue
+ * drops the devices' SYNs and each waits out TCP's retransmission (1 s, then 3 s, …) or its
+ * own connect timeout; held in the queue, they are taken as fast as the gateway can
+ * authenticate (docs/device-plane.md, "Reconnect storms").
+ */
+const LISTEN_BACKLOG = 4096;
 
 /**
  * Longest path parameter the router takes (find-my-way's default is 100). Policy names and
@@ -156,7 +164,10 @@ export interface GatewayOptions {
 export interface Gateway {
   readonly app: FastifyInstance;
   readonly context: GatewayContext;
-  /** Listen on `port` (0 = any) at `host`; returns the base URL. */
+  /**
+   * Listen on `port` (0 = any) at `host`, with a backlog of 4,096 connections for
+   * reconnect storms; returns the base URL.
+   */
   listen(port: number, host?: string): Promise<string>;
   /** Stop accepting, finish in-flight work, run close hooks; idempotent. */
   close(): Promise<void>;
@@ -404,7 +415,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     app,
     context,
     async listen(port, host = '127.0.0.1') {
-      const address = await app.listen({ port, host });
+      const address = await app.listen({ port, host, backlog: LISTEN_BACKLOG });
       return address;
     },
     close() {
