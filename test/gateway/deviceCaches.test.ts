@@ -426,8 +426,23 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     expect(fraud.policies).toEqual([{ name: 'cache-velocity', version: 1 }]);
   });
 
+  /**
+   * Registered, and the registration's notification heard by B: it would otherwise drop what
+   * B's upgrade has just read, and B would read the device again.
+   */
+  const registeredOnB = async (deviceId: string) => {
+    const heard = new Promise<void>((resolve) =>
+      b.context.changes.onChange((change) => {
+        if (change?.kind === 'devices' && change.deviceIds.includes(deviceId)) resolve();
+      }),
+    );
+    const secret = await register(deviceId);
+    await heard;
+    return secret;
+  };
+
   it('opens the socket of a device with nothing to resume without a statement of its commands', async () => {
-    const secret = await register('cache-cold-hello-1');
+    const secret = await registeredOnB('cache-cold-hello-1');
     bStatements.length = 0;
     const device = await connectDevice(bUrl, 'cache-cold-hello-1', secret);
     try {
@@ -461,7 +476,7 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
   });
 
   it('resumes the commands created on the other gateway between a cold upgrade and its hello', async () => {
-    const secret = await register('cache-cold-hello-2');
+    const secret = await registeredOnB('cache-cold-hello-2');
     const touched = vi.spyOn(b.context.quietDevices, 'touched');
     const device = await connectDevice(bUrl, 'cache-cold-hello-2', secret);
     try {
