@@ -30,6 +30,12 @@ import {
 } from '../cache/invalidatingCache.js';
 import type { Keyring } from '../keys.js';
 
+/**
+ * How long a credential read waits for others to share its statement. A handshake is three
+ * round trips already; a cold gateway under a connecting fleet sends a few times fewer reads.
+ */
+const READ_GATHER_MS = 2;
+
 /** The credentials of devices, read through. */
 export interface CredentialCache {
   /** The secrets `deviceId` may sign with at `nowMs`: none when the device is unknown. */
@@ -75,13 +81,15 @@ export function createCredentialCache(
     trusted,
   });
   // reads of devices not in memory that arrive together (a gateway started cold under a
-  // reconnecting fleet) are one statement
+  // reconnecting fleet) are one statement: one read at a time, and a read that finds none
+  // in flight waits READ_GATHER_MS for others (devices connecting a millisecond apart)
   const reads = createBatchQueue<{
     deviceId: string;
     done: (found: SealedDeviceCredentials | undefined, error?: Error) => void;
   }>({
     maxBatch: 500,
-    maxInFlight: store.driver.dialect === 'postgres' ? 2 : 1,
+    maxInFlight: 1,
+    gatherMs: store.driver.dialect === 'postgres' ? READ_GATHER_MS : 0,
     async write(batch) {
       try {
         const deviceIds = batch.map((r) => r.deviceId);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { translateDriverError } from '../../../../runtime/index.js';
+import { executeCached, translateDriverError } from '../../../../runtime/index.js';
 import type { CloudHandle } from '../../../../runtime/index.js';
 
 /** What authentication reads of a device: its sealed secrets. */
@@ -12,6 +12,14 @@ export interface SealedDeviceCredentials {
   previousExpiresAt: Date | null;
 }
 
+interface CredentialRow {
+  device_id: string;
+  secret_ciphertext: string | null;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: unknown;
+  open_commands: boolean;
+}
+
 /**
  * The sealed credentials of each of `deviceIds` that exists, in one statement (a gateway
  * that starts cold reads the devices connecting at the same moment together).
@@ -22,27 +30,23 @@ export async function getDevicesCredentials(
 ): Promise<Map<string, SealedDeviceCredentials>> {
   const found = new Map<string, SealedDeviceCredentials>();
   if (deviceIds.length === 0) return found;
+  // one statement text for any number of devices: the ids travel as one JSON array, and
+  // `= ANY (ARRAY(…))` makes the planner look each up by key (it takes a set-returning
+  // function for 100 rows, and would scan the table to join them)
+  const parameters = [JSON.stringify([...new Set(deviceIds)])];
   try {
-    const rows = await h.cloud
-      .selectFrom('edge_devices')
-      .select([
-        'device_id',
-        'secret_ciphertext',
-        'previous_secret_ciphertext',
-        'previous_secret_expires_at',
-        (eb) =>
-          eb
-            .exists(
-              eb
-                .selectFrom('device_commands as c')
-                .select(sql<number>`1`.as('one'))
-                .whereRef('c.device_id', '=', 'edge_devices.device_id')
-                .where('c.status', 'in', ['PENDING', 'DELIVERED']),
-            )
-            .as('open_commands'),
-      ])
-      .where('device_id', 'in', [...new Set(deviceIds)])
-      .execute();
+    const { rows } = await executeCached(h, 'getDevicesCredentials', parameters, () => ({
+      compile: () =>
+        sql<CredentialRow>`
+          SELECT d.device_id, d.secret_ciphertext, d.previous_secret_ciphertext,
+            d.previous_secret_expires_at,
+            EXISTS (SELECT 1 FROM device_commands AS c
+              WHERE c.device_id = d.device_id AND c.status IN ('PENDING', 'DELIVERED'))
+              AS open_commands
+          FROM edge_devices AS d
+          WHERE d.device_id = ANY (ARRAY(
+            SELECT jsonb_array_elements_text(CAST(${parameters[0]} AS jsonb))))`.compile(h.db),
+    }));
     for (const row of rows)
       found.set(row.device_id, {
         openCommands: Boolean(row.open_commands),
