@@ -56,7 +56,7 @@ export function createBatchQueue<T>(options: BatchQueueOptions<T>): { push(item:
     push(item) {
       queue.push(item);
       if (gatherMs > 0 && queue.length === 1 && inFlight === 0 && !scheduled) gather();
-      else if (queue.length === options.maxBatch && scheduled && inFlight < options.maxInFlight)
+      else if (gatherMs > 0 && queue.length === options.maxBatch && inFlight < options.maxInFlight)
         setImmediate(pump); // a full batch waits for nobody
       else schedule();
     },
