@@ -2,9 +2,11 @@
  * Group commit of the command plane (gateway/link/commandGroups.ts over the store's
  * ackCommands and deliverToDevices): many devices' acks and deliveries committed together,
  * each caller with its own outcome, a constant number of statements per group (counted at
- * the driver), and an item the database refuses failing alone.
+ * the driver), an item the database refuses failing alone, and (PostgreSQL) one group of
+ * creations or acks written at a time.
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSharedRuleReads } from '../../gateway/governance/sharedRuleReads.js';
@@ -434,5 +436,77 @@ for (const dialect of CLOUD_DIALECTS) {
       const again = await groups.ack(ackOf(DEVICES[3]!, made.get(DEVICES[3]!)![0]!));
       expect(again.kind).toBe('repeated');
     });
+
+    // PGlite has one connection: a lock held by the test would hold every statement
+    if (dialect.name === 'postgres')
+      it('writes one creation group and one ack group at a time: what arrives meanwhile goes into the next', async () => {
+        const sizes: [string, number][] = [];
+        const groups = createCommandGroups(store, GATEWAY, 'test', () => now, {
+          onGroup: (kind, size) => sizes.push([kind, size]),
+        });
+        const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+        /**
+         * While another transaction holds the row `lock` selects FOR UPDATE, `first` goes (its
+         * group waits for the row), then each of `later` 50 ms apart; only `first`'s group is
+         * written meanwhile. Resolves with every outcome once the row is free.
+         */
+        const whileLocked = async <R>(
+          kind: string,
+          lock: string,
+          first: () => Promise<R>,
+          later: (() => Promise<R>)[],
+        ) => {
+          const arrived: Promise<R>[] = [];
+          await store.cloud.transaction().execute(async (trx) => {
+            await sql.raw(`${lock} FOR UPDATE`).execute(trx);
+            arrived.push(first());
+            for (const item of later) {
+              await pause();
+              arrived.push(item());
+            }
+            await pause();
+            expect(sizes).toEqual([[kind, 1]]);
+          });
+          return Promise.all(arrived);
+        };
+        const command = (deviceId: string) => () =>
+          groups.create({
+            command: {
+              commandId: randomUUID(),
+              deviceId,
+              commandType: 'DIAGNOSTIC',
+              payload: {},
+              maxRetries: 2,
+              expiresAt: null,
+            },
+            actor: OPERATOR,
+          });
+        const created = await whileLocked(
+          'create',
+          "SELECT 1 FROM edge_devices WHERE device_id = 'pos-0'",
+          command('pos-0'),
+          [command('pos-1'), command('pos-2')],
+        );
+        expect(created.every(Boolean)).toBe(true);
+        expect(sizes).toEqual([
+          ['create', 1],
+          ['create', 2],
+        ]);
+        // the same for acks, the first waiting for its command's row
+        const made = await createCommands(1);
+        sizes.length = 0;
+        const ack = (d: string) => () => groups.ack(ackOf(d, made.get(d)![0]!));
+        const acked = await whileLocked(
+          'ack',
+          `SELECT 1 FROM device_commands WHERE command_id = '${made.get('pos-0')![0]!}'`,
+          ack('pos-0'),
+          [ack('pos-1'), ack('pos-2')],
+        );
+        expect(acked.map((o) => o.kind)).toEqual(['acked', 'acked', 'acked']);
+        expect(sizes).toEqual([
+          ['ack', 1],
+          ['ack', 2],
+        ]);
+      });
   });
 }
