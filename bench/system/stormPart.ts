@@ -5,7 +5,8 @@
  * device row is ONLINE with a `last_seen` after the storm began (the drop's own
  * `dev.disconnected` never leaves a row ONLINE with a fresh `last_seen`: for the current
  * session it sets OFFLINE, for an older one it changes nothing but `last_seen` after the new
- * session is already recorded), and the gateway holds exactly that many sockets.
+ * session is already recorded), and the gateway holds exactly that many sockets. The
+ * baseline's storm starts 15 s after the gateway's has ended.
  */
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
@@ -20,6 +21,8 @@ import type { FlowContext } from './workflows.js';
 const SERVER = fileURLToPath(new URL('../gateway/server.ts', import.meta.url));
 /** The gateway's connection pool. */
 const POOL = 10;
+/** The pause between the gateway's storm and the baseline's (see where it is taken). */
+const SETTLE_MS = 15_000;
 
 const ms = (v: number | null) => (v === null ? 'not back' : `${v.toFixed(0)} ms`);
 
@@ -72,6 +75,10 @@ export async function runStormPart(
   }
   progress(`  gateway: ${describe(storm, s.stormMaxSeconds)}`);
 
+  // a storm right after another is slowed by what the first left behind: the bare `ws` storm
+  // took 10–14 s when it followed a gateway storm that was over in 5 s, and 3.6–3.7 s 15 s
+  // later (2026-11-30); a gateway storm that lasted 30 s or more had left it 3–5 s
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   progress(`storm baseline: the same ${s.stormDevices} devices against a bare ws server`);
   const bare = await startChild(SERVER, { kind: 'raw-ws' } satisfies ServerSpec);
   const kill = () => bare.kill();
@@ -121,7 +128,7 @@ export async function runStormPart(
       `storm: only ${storm.connected} of ${s.stormDevices} devices connected before the storm`,
     );
   notes.push(
-    `storm: ${storm.connected} devices over WebSocket from ${Math.ceil(s.stormDevices / 2500)} client processes (own loopback address each) to one gateway process (pool ${POOL}); each device connects as the edge agent does (signed upgrade, the challenge answered in its hello, counts once the welcome arrives); all sockets terminated at one moment, then every device reconnects ${s.stormJitterMs > 0 ? `at a random moment within ${s.stormJitterMs} ms` : 'at once (no jitter: the worst case; the agent itself waits 0.5–1 s)'}, a failed attempt retried after the agent's backoff (1 s doubling, half random; 15 s connect timeout), or, when the gateway refused the upgrade by admission (503 GATEWAY_BUSY, at most 200 handshakes in progress), after its Retry-After plus up to 1 s at random, without growing the backoff; storm_reconnect_all_seconds: first drop → last welcome; storm_online_all_seconds: storm ordered → the gateway holds every socket and every device row is ONLINE with last_seen after the storm began (polled every 100 ms); storm_reconnect_p50/p99_ms: per device, drop → welcome; baseline: the same storm against a bare ws server (no auth, no database; the echo of the hello stands for the welcome)`,
+    `storm: ${storm.connected} devices over WebSocket from ${Math.ceil(s.stormDevices / 2500)} client processes (own loopback address each) to one gateway process (pool ${POOL}); each device connects as the edge agent does (signed upgrade, the challenge answered in its hello, counts once the welcome arrives); all sockets terminated at one moment, then every device reconnects ${s.stormJitterMs > 0 ? `at a random moment within ${s.stormJitterMs} ms` : 'at once (no jitter: the worst case; the agent itself waits 0.5–1 s)'}, a failed attempt retried after the agent's backoff (1 s doubling, half random; 15 s connect timeout), or, when the gateway refused the upgrade by admission (503 GATEWAY_BUSY, at most 200 handshakes in progress), after its Retry-After plus up to 1 s at random, without growing the backoff; storm_reconnect_all_seconds: first drop → last welcome; storm_online_all_seconds: storm ordered → the gateway holds every socket and every device row is ONLINE with last_seen after the storm began (polled every 100 ms); storm_reconnect_p50/p99_ms: per device, drop → welcome; baseline: the same storm against a bare ws server (no auth, no database; the echo of the hello stands for the welcome), started ${SETTLE_MS / 1000} s after the gateway's storm ended (right after one, a storm is slowed by what the first left behind)`,
   );
 }
 

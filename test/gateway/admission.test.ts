@@ -1,8 +1,9 @@
 /**
  * Handshake admission (gateway/link/admission.ts) on a simulated clock: slots up to the
  * limit, and a `Retry-After` that fills each coming second only up to the rate at which the
- * gateway completed handshakes while it was full — so a storm is told to come back as fast
- * as it can be served, not all at once and not later than needed.
+ * gateway completed handshakes while it was full, and never below half the best second seen —
+ * so a storm is told to come back as fast as it can be served, not all at once and not later
+ * than needed.
  */
 import { describe, expect, it } from 'vitest';
 import { createAdmission, MAX_RETRY_AFTER_S } from '../../gateway/link/admission.js';
@@ -60,6 +61,29 @@ describe('handshake admission', () => {
     expect(seconds[0]).toBe(1);
     for (const s of seconds.slice(0, -1)) expect(told.get(s)).toBe(perSecond);
     expect(seconds.at(-1)).toBe(Math.ceil(200 / perSecond));
+  });
+
+  it('keeps the estimate at half the best second it has seen, so a few slow seconds do not spread a storm over a minute', () => {
+    const c = clock();
+    const admission = createAdmission({ limit: 10, now: c.now });
+    // a second in which 400 handshakes completed without the gateway ever being full
+    for (let i = 0; i < 400; i++) admission.admit()!();
+    c.advance(1000);
+    // then six full seconds in which only 20 completed each (the old sessions' closes, a
+    // collection, clients slow to answer their challenge)
+    const held: (() => void)[] = [];
+    for (let s = 0; s < 6; s++) {
+      for (let i = 0; i < 20; i++) {
+        while (held.length < 10) held.push(admission.admit()!);
+        expect(admission.admit()).toBeUndefined();
+        held.shift()!();
+      }
+      c.advance(1000);
+    }
+    // the estimate stays at 200 a second, not the 26 the slow seconds alone would give
+    const told = spread(() => admission.retryAfterSeconds(), 1000);
+    expect(told.get(1)).toBe(200);
+    expect(Math.max(...told.keys())).toBe(5);
   });
 
   it('does not take a quiet second for the capacity, and caps the wait', () => {
