@@ -51,7 +51,7 @@ export async function measureStorm(options: {
   benchKey: string;
   devices: number;
   jitterMs: number;
-  /** Third octet of the clients' loopback addresses (distinct per storm: fresh port ranges). */
+  /** Second octet of the clients' loopback addresses (distinct per storm: fresh port ranges). */
   subnet: number;
   raw: boolean;
   /** How long devices keep trying after the drop before they count as missing. */
@@ -72,7 +72,7 @@ export async function measureStorm(options: {
         benchKey: options.benchKey,
         from,
         to: Math.min(devices, from + PER_CLIENT),
-        localAddress: `127.0.${options.subnet}.${host}`,
+        addressPrefix: `127.${options.subnet}.${host}`,
         raw: options.raw,
       };
       clients.push(await startChild(CLIENTS, spec));

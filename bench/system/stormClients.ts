@@ -3,8 +3,13 @@
  *
  *   node --import tsx bench/system/stormClients.ts SPEC
  *
- * It plays devices `from`…`to - 1`, bound to its own loopback address (fresh ephemeral ports
- * per process; closed connections linger in TIME_WAIT). A device connects as the edge agent
+ * It plays devices `from`…`to - 1`, each bound to one of the process's own 50 loopback
+ * addresses (`addressPrefix`.1–50, fresh ephemeral ports per address; closed connections
+ * linger in TIME_WAIT). With one address per process, `connect()` came to take most of a
+ * client's time in a storm (2026-11-30: in about half the runs its main thread sat in
+ * `internalConnect` for seconds, the devices it had already connected could not answer their
+ * challenges, and the gateway waited 4–12 s with all its handshake slots held, 46 % idle);
+ * with 50, no run stalled. A device connects as the edge agent
  * does — signed upgrade (no nonce), the `hello` with the proof of the server's challenge —
  * and it counts as connected once the `welcome` arrives; against the bare baseline server,
  * with no signature, the device says hello at once and the echo of it stands for the welcome. Calls (bench/gateway/child.ts protocol):
@@ -42,7 +47,8 @@ export interface StormClientSpec {
   benchKey: string;
   from: number;
   to: number;
-  localAddress: string;
+  /** The first three parts of the process's loopback addresses (`127.A.B`). */
+  addressPrefix: string;
   /** Connect without a signature (the bare `ws` baseline). */
   raw: boolean;
 }
@@ -72,6 +78,8 @@ export interface StormAnswer {
 /** The edge agent's reconnect policy (edge/commands/commandChannel.ts defaults). */
 const RECONNECT = { baseMs: 1000, maxMs: 60_000 };
 const CONNECT_TIMEOUT_MS = 15_000;
+/** Loopback addresses per client process (module comment). */
+const ADDRESSES = 50;
 
 const spec = JSON.parse(process.argv[2] ?? '') as StormClientSpec;
 const sockets = new Map<number, WebSocket>();
@@ -92,7 +100,7 @@ function connect(n: number): Promise<void> {
   const secret = deviceSecretOf(spec.benchKey, deviceId);
   const ws = new WebSocket(`${wsBase(spec.url)}${socketPathOf(deviceId)}`, {
     headers: spec.raw ? {} : upgradeHeaders(deviceId, secret),
-    localAddress: spec.localAddress,
+    localAddress: `${spec.addressPrefix}.${(n % ADDRESSES) + 1}`,
     perMessageDeflate: false,
   });
   return new Promise((resolve, reject) => {

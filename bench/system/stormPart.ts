@@ -75,9 +75,10 @@ export async function runStormPart(
   }
   progress(`  gateway: ${describe(storm, s.stormMaxSeconds)}`);
 
-  // a storm right after another is slowed by what the first left behind: the bare `ws` storm
+  // a storm right after another was slowed by what the first left behind: the bare `ws` storm
   // took 10–14 s when it followed a gateway storm that was over in 5 s, and 3.6–3.7 s 15 s
-  // later (2026-11-30); a gateway storm that lasted 30 s or more had left it 3–5 s
+  // later (2026-11-30, with each client process bound to one address: stormClients.ts); a
+  // gateway storm that lasted 30 s or more had left it 3–5 s
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   progress(`storm baseline: the same ${s.stormDevices} devices against a bare ws server`);
   const bare = await startChild(SERVER, { kind: 'raw-ws' } satisfies ServerSpec);
@@ -128,7 +129,7 @@ export async function runStormPart(
       `storm: only ${storm.connected} of ${s.stormDevices} devices connected before the storm`,
     );
   notes.push(
-    `storm: ${storm.connected} devices over WebSocket from ${Math.ceil(s.stormDevices / 2500)} client processes (own loopback address each) to one gateway process (pool ${POOL}); each device connects as the edge agent does (signed upgrade, the challenge answered in its hello, counts once the welcome arrives); all sockets terminated at one moment, then every device reconnects ${s.stormJitterMs > 0 ? `at a random moment within ${s.stormJitterMs} ms` : 'at once (no jitter: the worst case; the agent itself waits 0.5–1 s)'}, a failed attempt retried after the agent's backoff (1 s doubling, half random; 15 s connect timeout), or, when the gateway refused the upgrade by admission (503 GATEWAY_BUSY, at most 200 handshakes in progress), after its Retry-After plus up to 1 s at random, without growing the backoff; storm_reconnect_all_seconds: first drop → last welcome; storm_online_all_seconds: storm ordered → the gateway holds every socket and every device row is ONLINE with last_seen after the storm began (polled every 100 ms); storm_reconnect_p50/p99_ms: per device, drop → welcome; baseline: the same storm against a bare ws server (no auth, no database; the echo of the hello stands for the welcome), started ${SETTLE_MS / 1000} s after the gateway's storm ended (right after one, a storm is slowed by what the first left behind)`,
+    `storm: ${storm.connected} devices over WebSocket from ${Math.ceil(s.stormDevices / 2500)} client processes (50 loopback addresses each) to one gateway process (pool ${POOL}); each device connects as the edge agent does (signed upgrade, the challenge answered in its hello, counts once the welcome arrives); all sockets terminated at one moment, then every device reconnects ${s.stormJitterMs > 0 ? `at a random moment within ${s.stormJitterMs} ms` : 'at once (no jitter: the worst case; the agent itself waits 0.5–1 s)'}, a failed attempt retried after the agent's backoff (1 s doubling, half random; 15 s connect timeout), or, when the gateway refused the upgrade by admission (503 GATEWAY_BUSY, at most 200 handshakes in progress), after its Retry-After plus up to 1 s at random, without growing the backoff; storm_reconnect_all_seconds: first drop → last welcome; storm_online_all_seconds: storm ordered → the gateway holds every socket and every device row is ONLINE with last_seen after the storm began (polled every 100 ms); storm_reconnect_p50/p99_ms: per device, drop → welcome; baseline: the same storm against a bare ws server (no auth, no database; the echo of the hello stands for the welcome), started ${SETTLE_MS / 1000} s after the gateway's storm ended (right after one, a storm is slowed by what the first left behind)`,
   );
 }
 

@@ -31,10 +31,11 @@ export interface Admission {
  * few handshakes for reasons that pass within it: the old sessions' closes, a collection,
  * devices slow to answer their challenge. An estimate that followed a few such seconds down
  * told the fleet to come back over most of a minute while the gateway sat idle (10,000
- * devices in `bench system --parts storm`: back in 17–45 s in 8 runs, against 4.5–14.5 s with
- * this floor in 8 runs alternating with them, 2026-11-30). A rate the gateway has shown is a
- * better guess than its worst second; a guess too high costs a refused device one more
- * attempt, with no database work.
+ * devices in `bench system --parts storm`, whose clients then stalled for seconds in
+ * `connect()` while some of their devices held handshake slots: back in 17–45 s in 8 runs,
+ * against 4.5–14.5 s with this floor in 8 runs alternating with them, 2026-11-30). A rate the
+ * gateway has shown is a better guess than its worst second; a guess too high costs a refused
+ * device one more attempt, with no database work.
  */
 const PEAK_SHARE = 0.5;
 
