@@ -133,7 +133,7 @@ function groupQueue<T, R>(
  * in flight drains sooner. Creations and acks come steadily, one per command: with a second
  * group allowed, an item that arrives while one is in flight goes at once, nearly alone, so
  * the groups stay small and the database pays a statement and a commit for each. One at a
- * time, it joins the next group instead. At 1,000 pushes/s (`bench gateway`, 7 alternating
+ * time, it joins the next group instead. At 1,000 pushes/s (`bench gateway`, 8 alternating
  * pairs of runs, 2026-11-30) this took PostgreSQL's CPU per push from 0.56–0.63 to
  * 0.53–0.56 ms and the round trip's p99 median from 35 to 30 ms, with the same p50; a
  * broadcast's acks were no slower.
