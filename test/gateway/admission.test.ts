@@ -6,7 +6,11 @@
  * than needed.
  */
 import { describe, expect, it } from 'vitest';
-import { createAdmission, MAX_RETRY_AFTER_S } from '../../gateway/link/admission.js';
+import {
+  type Admission,
+  createAdmission,
+  MAX_RETRY_AFTER_S,
+} from '../../gateway/link/admission.js';
 
 function clock(startMs = 1_000_000) {
   let t = startMs;
@@ -21,6 +25,27 @@ function spread(retryAfter: () => number, refusals: number): Map<number, number>
     told.set(s, (told.get(s) ?? 0) + 1);
   }
   return told;
+}
+
+/**
+ * `seconds` seconds of a full gateway (`limit` 10) that completes `perSecond` handshakes a
+ * second, each freed slot taken at once and one upgrade refused per completion.
+ */
+function fullSeconds(
+  admission: Admission,
+  c: ReturnType<typeof clock>,
+  seconds: number,
+  perSecond: number,
+) {
+  const held: (() => void)[] = [];
+  for (let s = 0; s < seconds; s++) {
+    for (let i = 0; i < perSecond; i++) {
+      while (held.length < 10) held.push(admission.admit()!);
+      expect(admission.admit()).toBeUndefined();
+      held.shift()!();
+    }
+    c.advance(1000);
+  }
 }
 
 describe('handshake admission', () => {
@@ -42,15 +67,7 @@ describe('handshake admission', () => {
     const c = clock();
     const admission = createAdmission({ limit: 10, now: c.now });
     // a full gateway completing 40 handshakes a second, refusing others, for 4 seconds
-    const held: (() => void)[] = [];
-    for (let s = 0; s < 4; s++) {
-      for (let i = 0; i < 40; i++) {
-        while (held.length < 10) held.push(admission.admit()!);
-        expect(admission.admit()).toBeUndefined();
-        held.shift()!();
-      }
-      c.advance(1000);
-    }
+    fullSeconds(admission, c, 4, 40);
     // the estimate has moved from the limit per second (10) toward the 40 measured
     const told = spread(() => admission.retryAfterSeconds(), 200);
     const perSecond = told.get(1)!;
@@ -71,15 +88,7 @@ describe('handshake admission', () => {
     c.advance(1000);
     // then six full seconds in which only 20 completed each (the old sessions' closes, a
     // collection, clients slow to answer their challenge)
-    const held: (() => void)[] = [];
-    for (let s = 0; s < 6; s++) {
-      for (let i = 0; i < 20; i++) {
-        while (held.length < 10) held.push(admission.admit()!);
-        expect(admission.admit()).toBeUndefined();
-        held.shift()!();
-      }
-      c.advance(1000);
-    }
+    fullSeconds(admission, c, 6, 20);
     // the estimate stays at 200 a second, not the 26 the slow seconds alone would give
     const told = spread(() => admission.retryAfterSeconds(), 1000);
     expect(told.get(1)).toBe(200);
