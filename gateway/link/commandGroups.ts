@@ -154,16 +154,16 @@ export function createCommandGroups(
   now: () => Date,
   options: CommandGroupOptions = {},
 ): CommandGroups {
-  const inFlight = (kind: CommandGroupKind) =>
-    options.maxInFlight ?? (store.dialect === 'postgres' && PIPELINED.has(kind) ? 2 : 1);
-  const sizesOf = (kind: CommandGroupKind): GroupSizes => ({
-    maxBatch: options.maxBatch ?? 256,
-    maxInFlight: inFlight(kind),
+  const maxBatch = options.maxBatch ?? 256;
+  const sizesOf = (kind: CommandGroupKind, most = maxBatch): GroupSizes => ({
+    maxBatch: most,
+    maxInFlight:
+      options.maxInFlight ?? (store.dialect === 'postgres' && PIPELINED.has(kind) ? 2 : 1),
     ...(options.onGroup ? { onGroup: options.onGroup } : {}),
   });
   const create = groupQueue(
     'create',
-    { ...sizesOf('create'), maxBatch: Math.min(options.maxBatch ?? 256, MAX_CREATIONS) },
+    sizesOf('create', Math.min(maxBatch, MAX_CREATIONS)),
     (creations: CommandCreation[]) => insertCommands(store, creations, origin, now()),
     (creation) => creation.command.deviceId,
   );
