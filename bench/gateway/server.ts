@@ -150,12 +150,14 @@ function challengeServer(benchKey: string) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    socket.cork(); // the 101 and the challenge in one write, as the gateway does
     wss.handleUpgrade(request, socket, head, (ws) => {
       const challenge = randomBytes(32).toString('base64url');
       challenged.set(ws, { ...device, challenge });
       ws.on('message', onMessage);
       ws.on('error', onError);
       ws.send(JSON.stringify({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION }));
+      socket.uncork();
     });
   });
   return { server, wss };

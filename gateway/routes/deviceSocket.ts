@@ -19,6 +19,11 @@
  * instead of piling connections the gateway cannot authenticate in time (which time out,
  * reconnect and pile more).
  *
+ * The upgrade of a challenged socket is corked from its admission until its session has
+ * written the challenge, so the `101` and the first frame leave in one write: one system call
+ * and one wake-up of the device fewer per handshake. A request that fails on the way there
+ * is answered with `end()` or destroyed, and either releases the cork.
+ *
  * Memory: @fastify/websocket leaves each socket holding its upgrade request — the
  * placeholder HTTP response stays attached to the TCP socket, and the socket's error
  * listener closes over fastify's request and reply — about 3 KB per idle connection
@@ -103,6 +108,8 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
           challenge: nonce === undefined,
           response: reply.raw,
         });
+        // the 101 and the challenge leave in one write (uncorked once the session is open)
+        if (nonce === undefined) request.raw.socket.cork();
       } catch (error) {
         release();
         throw error;
@@ -121,7 +128,11 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
       const admitted = devices.get(request);
       if (admitted === undefined) return socket.terminate(); // unreachable: preValidation ran
       const leftovers = socket.listeners('error') as ((error: Error) => void)[];
-      hub.accept(socket, admitted.deviceId, request.ip, admitted.release, admitted.challenge);
+      try {
+        hub.accept(socket, admitted.deviceId, request.ip, admitted.release, admitted.challenge);
+      } finally {
+        request.raw.socket.uncork();
+      }
       // let the upgrade's request and reply go (see the module comment)
       admitted.response.detachSocket(request.raw.socket);
       for (const listener of leftovers) socket.removeListener('error', listener);

@@ -5,6 +5,7 @@
  * — on PostgreSQL — a push routed to a device connected to another gateway process.
  */
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
@@ -125,6 +126,25 @@ for (const dialect of CLOUD_DIALECTS) {
         }),
       });
       expect(plain.status).toBe(426);
+    });
+
+    it('sends the 101 and the challenge in one write', async () => {
+      // every write of a TCP socket to the kernel goes through net.Socket's _writeGeneric
+      type Counted = Socket & { _writeGeneric: (...args: unknown[]) => unknown };
+      let writes = 0;
+      const server = gw.gateway.app.server;
+      const counting = (socket: Counted) => {
+        const write = socket._writeGeneric;
+        socket._writeGeneric = function (...args: unknown[]) {
+          writes++;
+          return write.apply(this, args);
+        };
+      };
+      server.once('connection', counting);
+      const device = await connect('ws-6');
+      expect(await device.challenge).toMatch(/^[\w-]{43}$/);
+      expect(writes).toBe(1);
+      await device.close();
     });
 
     it('pushes a command over the socket and records the ack; ONLINE while connected', async () => {
