@@ -10,6 +10,12 @@
  * by command id and checked against a SHA-256 of the signed text, in a bounded map (oldest
  * out first): a redelivery of the same command costs a hash, not a signature, and a command
  * whose signed content changed is signed again.
+ *
+ * An acked command is never pushed again, so its signature is dropped when its ack is
+ * recorded (the hub calls `forget`). The map then holds only what may still be redelivered:
+ * at 1,000 pushes/s the oldest-out bound alone kept 4 s of acked commands, which pushed out
+ * the unacked ones a reconnecting device needs, and every entry outlived the young
+ * generation — some 0.7 KB promoted per push for the next full collection to clear.
  */
 import { createHash } from 'node:crypto';
 import { commandSignedText } from '../../runtime/index.js';
@@ -26,6 +32,8 @@ export interface CommandSigner {
   sign(command: CommandRecord): string;
   /** The command as delivered to its device: its JSON form with `signature`. */
   delivered(command: CommandRecord): ReturnType<typeof commandJson> & { signature: string };
+  /** Drop what is kept for `commandId` (its ack is recorded: it is not delivered again). */
+  forget(commandId: string): void;
 }
 
 /** A signer with the gateway's key and its own small cache. */
@@ -55,5 +63,6 @@ export function createCommandSigner(keys: Pick<Keyring, 'sign'>): CommandSigner 
   return {
     sign,
     delivered: (command) => ({ ...commandJson(command), signature: sign(command) }),
+    forget: (commandId) => void cache.delete(commandId),
   };
 }

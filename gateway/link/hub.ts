@@ -235,6 +235,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
 
   // what every session shares: one object, no closures per session
   const signer = createCommandSigner(ctx.keys);
+  let stopForgetting = () => {};
   const host: SessionHost = {
     ctx,
     settings,
@@ -285,6 +286,8 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     pushDelivered,
     sweep,
     start() {
+      // an acked command is not pushed again: its kept signature goes (commandSigner.ts)
+      stopForgetting = ctx.commandEvents.onAcked((command) => signer.forget(command.commandId));
       // the gateway's one LISTEN connection carries the command channel (cache/changeBus.ts)
       ctx.changes.onCommands({
         notify: ({ origin, deviceIds }) => {
@@ -306,6 +309,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     },
     async close() {
       closing = true;
+      stopForgetting();
       timers.forEach(clearInterval);
       for (const session of live) session.close(CLOSE.shutdown, 'server shutting down');
       // a device that does not answer the close handshake promptly is cut off
