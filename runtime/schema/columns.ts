@@ -105,7 +105,12 @@ export const metadata = (name = 'metadata') => jsonb(name, { default: {} });
 export function index(
   name: string,
   columns: readonly string[],
-  options: { unique?: boolean; using?: 'gin'; where?: string } = {},
+  options: {
+    unique?: boolean;
+    using?: 'gin';
+    where?: string;
+    storage?: Readonly<Record<string, number>>;
+  } = {},
 ): IndexDef {
   return {
     name,
@@ -115,5 +120,6 @@ export function index(
     ...(options.unique ? { unique: true } : {}),
     ...(options.using ? { using: options.using } : {}),
     ...(options.where !== undefined ? { where: options.where } : {}),
+    ...(options.storage ? { storage: options.storage } : {}),
   };
 }

@@ -107,7 +107,7 @@ function compareTable(expected: SchemaTable, actual: SchemaTable): SchemaDrift[]
     ),
   );
   const idx = (i: SchemaTable['indexes'][number]) =>
-    `${i.name} ${i.unique ? 'UNIQUE ' : ''}(${i.columns.join(', ')})${i.where !== undefined ? ` WHERE ${i.where}` : ''}`;
+    `${i.name} ${i.unique ? 'UNIQUE ' : ''}(${i.columns.join(', ')})${i.storage ? ` WITH (${i.storage.join(', ')})` : ''}${i.where !== undefined ? ` WHERE ${i.where}` : ''}`;
   drift.push(
     ...compareSets(t, 'index', 'index', expected.indexes.map(idx), actual.indexes.map(idx)),
   );

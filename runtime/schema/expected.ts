@@ -2,7 +2,12 @@
  * What a database built from the model must look like, in the normalized form of live.ts,
  * for PostgreSQL/PGlite or SQLite.
  */
-import { normalizePredicate, type SchemaSnapshot, type SchemaTable } from './live.js';
+import {
+  normalizePredicate,
+  storageParameters,
+  type SchemaSnapshot,
+  type SchemaTable,
+} from './live.js';
 import { checkConstraintName, type ColumnDef, type TableDef } from './model.js';
 import { sqliteType } from './render/sqlite.js';
 
@@ -59,6 +64,7 @@ function expectedTable(table: TableDef, family: SchemaFamily): SchemaTable {
         columns: i.columns.map((c) => (c.desc ? `${c.name} desc` : c.name)),
         unique: i.unique ?? false,
         ...(i.where !== undefined ? { where: normalizePredicate(i.where) } : {}),
+        ...(family === 'postgres' && i.storage ? { storage: storageParameters(i.storage) } : {}),
       })),
     checks: columns
       .filter((c) => c.check !== undefined)

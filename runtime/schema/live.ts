@@ -28,6 +28,8 @@ export interface SchemaIndex {
   unique: boolean;
   /** Partial index predicate, normalized by {@link normalizePredicate}; absent for a full index. */
   where?: string;
+  /** PostgreSQL storage parameters as `name=value`, sorted; absent when none are set. */
+  storage?: string[];
 }
 
 /**
@@ -40,6 +42,16 @@ export function normalizePredicate(predicate: string): string {
     .replace(/[()]/g, '')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * Storage parameters as compared: `name=value`, sorted. PostgreSQL reports them quoted
+ * (`gin_pending_list_limit='256'`); the model gives numbers.
+ */
+export function storageParameters(parameters: Readonly<Record<string, number | string>>): string[] {
+  return Object.entries(parameters)
+    .map(([name, value]) => `${name}=${String(value).replace(/^'(.*)'$/, '$1')}`)
+    .sort();
 }
 
 /** One table as compared. */

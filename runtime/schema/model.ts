@@ -75,6 +75,11 @@ export interface IndexDef {
   /** PostgreSQL access method when not btree (e.g. `gin`); such indexes are cloud-only. */
   using?: 'gin';
   /**
+   * PostgreSQL storage parameters of the index (`WITH (…)`), e.g. a GIN index's
+   * `gin_pending_list_limit` in kB; SQLite has none.
+   */
+  storage?: Readonly<Record<string, number>>;
+  /**
    * Partial index predicate, written so both databases read it the same
    * (`status = 'PENDING'`): only rows it holds for are indexed.
    */

@@ -154,6 +154,20 @@ for (const dialect of DIALECTS) {
         "unexpected index idx_tasks_pending_run_after (run_after) WHERE status = 'CLAIMED'",
       ]);
     });
+
+    // storage parameters are PostgreSQL's: SQLite's indexes have none
+    it.runIf(dialect !== EDGE_DIALECT)('compares the storage parameters of an index', async () => {
+      handle = await openWithSchema(dialect);
+      await rawExec(
+        handle,
+        'ALTER INDEX idx_command_audit_log_search RESET (gin_pending_list_limit)',
+      );
+      const messages = (await validateSchema(handle.store)).drift.map((d) => d.message);
+      expect(messages).toEqual([
+        'missing index idx_command_audit_log_search (search_vector) WITH (gin_pending_list_limit=256)',
+        'unexpected index idx_command_audit_log_search (search_vector)',
+      ]);
+    });
   });
 }
 

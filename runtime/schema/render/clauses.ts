@@ -19,6 +19,14 @@ export function constraintClauses(table: TableDef, column: ColumnDef): string[] 
   return clauses;
 }
 
+/** ` WITH (…)` of an index with PostgreSQL storage parameters, empty without. */
+export const withClause = (index: IndexDef): string =>
+  index.storage
+    ? ` WITH (${Object.entries(index.storage)
+        .map(([name, value]) => `${name} = ${value}`)
+        .join(', ')})`
+    : '';
+
 /** ` WHERE …` of a partial index, empty for a full one. */
 export const whereClause = (index: IndexDef): string =>
   index.where !== undefined ? ` WHERE ${index.where}` : '';

@@ -3,7 +3,7 @@
  * frozen into a migration file) and by tests that build a database straight from the model.
  */
 import type { ColumnDef, TableDef } from '../model.js';
-import { constraintClauses, whereClause } from './clauses.js';
+import { constraintClauses, whereClause, withClause } from './clauses.js';
 import { quoteLiteral } from './quote.js';
 
 /** PostgreSQL type of a column. */
@@ -81,7 +81,7 @@ export function postgresTableStatements(table: TableDef): string[] {
     const cols = idx.columns.map((c) => `${c.name}${c.desc ? ' DESC' : ''}`).join(', ');
     const using = idx.using ? ` USING ${idx.using}` : '';
     statements.push(
-      `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${idx.name} ON ${table.name}${using} (${cols})${whereClause(idx)}`,
+      `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${idx.name} ON ${table.name}${using} (${cols})${withClause(idx)}${whereClause(idx)}`,
     );
   }
   return statements;

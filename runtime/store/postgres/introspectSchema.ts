@@ -3,7 +3,12 @@
  * in the normalized form `saffron db validate` compares. Works on PGlite unchanged.
  */
 import { sql } from 'kysely';
-import { normalizePredicate, type SchemaSnapshot, type SchemaTable } from '../../schema/live.js';
+import {
+  normalizePredicate,
+  storageParameters,
+  type SchemaSnapshot,
+  type SchemaTable,
+} from '../../schema/live.js';
 import type { StoreHandle } from '../store.js';
 
 const ON_DELETE: Record<string, string> = {
@@ -106,13 +111,22 @@ export async function introspectPostgresSchema(handle: StoreHandle): Promise<Sch
       });
   }
   for (const i of indexes.rows) {
-    const parts = /\((.*?)\)(?: WHERE (.*))?$/.exec(i.definition);
+    // `… (columns) [WITH (name='value', …)] [WHERE predicate]`
+    const parts = /\((.*?)\)(?: WITH \((.*?)\))?(?: WHERE (.*))?$/.exec(i.definition);
     const list = parts?.[1] ?? '';
+    const storage = parts?.[2];
     table(i.table_name).indexes.push({
       name: i.name,
       unique: i.unique,
       columns: list.split(',').map((c) => c.trim().replace(/ DESC$/i, ' desc')),
-      ...(parts?.[2] !== undefined ? { where: normalizePredicate(parts[2]) } : {}),
+      ...(storage !== undefined
+        ? {
+            storage: storageParameters(
+              Object.fromEntries(storage.split(', ').map((p) => p.split('=') as [string, string])),
+            ),
+          }
+        : {}),
+      ...(parts?.[3] !== undefined ? { where: normalizePredicate(parts[3]) } : {}),
     });
   }
   return snapshot;
