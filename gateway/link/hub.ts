@@ -18,6 +18,10 @@
  * by the hub's presence writer (presence.ts), many devices per transaction; `close` writes
  * what is left after the last session has ended.
  *
+ * The heartbeat check (heartbeat, silence, back-pressure, `last_seen`) visits each session
+ * once per `heartbeatIntervalMs`, spread over the interval by a timer wheel (tickWheel.ts)
+ * rather than all sessions in one pass.
+ *
  * A socket upgraded without a nonce must answer its challenge (frames.ts) before it counts:
  * it is held apart, replaces no session of its device and gets no push, and one shared
  * timer closes those that have not proven themselves in time.
@@ -43,6 +47,7 @@ import { CLOSE } from './frames.js';
 import { createPresenceWriter } from './presence.js';
 import { openSession, type DeviceSession, type SessionHost } from './session.js';
 import type { DeviceLinkSettings } from './settings.js';
+import { createTickWheel } from './tickWheel.js';
 
 /** What one sweep did. */
 export interface SweepReport {
@@ -173,12 +178,13 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     },
   });
 
-  const tick = () => {
+  // each session's heartbeat check once per interval, a slot of the sessions at a time
+  const heartbeats = createTickWheel<DeviceSession>(settings.heartbeatIntervalMs, (members) => {
     const now = ctx.now();
     const due: string[] = [];
-    for (const session of live) if (session.tick(now.getTime())) due.push(session.deviceId);
-    presence.seen(due, now);
-  };
+    for (const session of members) if (session.tick(now.getTime())) due.push(session.deviceId);
+    if (due.length > 0) presence.seen(due, now);
+  });
 
   // the heartbeat tick is too coarse for the proof deadline; this one walks only the unproven
   const proofTick = () => {
@@ -259,6 +265,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     },
     onSettled(settled) {
       live.delete(settled);
+      heartbeats.delete(settled);
     },
   };
 
@@ -276,6 +283,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
         ...(release ? { onConnected: release } : {}),
       });
       live.add(session);
+      heartbeats.add(session);
       if (!session.proven()) unproven.add(session);
       if (closing) session.close(CLOSE.shutdown, 'server shutting down');
       return session;
@@ -299,8 +307,8 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
           sessions.forEach((s) => s.wake());
         },
       });
+      heartbeats.start();
       timers = [
-        setInterval(tick, settings.heartbeatIntervalMs),
         setInterval(() => void track(sweep()), settings.sweepIntervalMs),
         setInterval(proofTick, Math.max(10, settings.proofTimeoutMs / 4)),
       ];
@@ -310,6 +318,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     async close() {
       closing = true;
       stopForgetting();
+      heartbeats.stop();
       timers.forEach(clearInterval);
       for (const session of live) session.close(CLOSE.shutdown, 'server shutting down');
       // a device that does not answer the close handshake promptly is cut off
