@@ -31,6 +31,14 @@ export interface IdleResult {
    * processes', PostgreSQL's — or null off Linux.
    */
   cpuMsPerConnection: { server: number; clients: number; postgres: number } | null;
+  /** How late the server's event loop ran while it held the connections `holdMs`; null without. */
+  heldLoopDelay: LoopDelay | null;
+}
+
+/** How late a server's event loop ran over a part (bench/gateway/server.ts `loopDelay`). */
+export interface LoopDelay {
+  p99Ms: number;
+  maxMs: number;
 }
 
 interface Memory {
@@ -47,9 +55,14 @@ export async function measureIdle(options: {
   count: number;
   /** Third octet of the clients' loopback addresses (distinct per run: fresh port ranges). */
   subnet: number;
+  /**
+   * After measuring, hold the connections this long with nothing else going on and report
+   * how late the server's event loop ran meanwhile (its periodic work over all of them).
+   */
+  holdMs?: number;
   progress: (m: string) => void;
 }): Promise<IdleResult> {
-  const { server, url, benchKey, first, count, subnet, progress } = options;
+  const { server, url, benchKey, first, count, subnet, holdMs = 0, progress } = options;
   const clients: Child[] = [];
   const spawn = async (from: number, to: number, host: number) => {
     const spec: SocketsSpec = {
@@ -106,8 +119,16 @@ export async function measureIdle(options: {
     progress(
       `  ${held} held (${failed} failed${firstError ? `: ${firstError}` : ''}) after ${connectSeconds.toFixed(1)} s; RSS ${mib(before.rss)} → ${mib(after.rss)} MiB`,
     );
+    let heldLoopDelay: LoopDelay | null = null;
+    if (holdMs > 0) {
+      progress(`  holding them ${holdMs / 1000} s idle`);
+      await server.call({ kind: 'loopDelay' }); // from here
+      await new Promise((resolve) => setTimeout(resolve, holdMs));
+      heldLoopDelay = await server.call<LoopDelay>({ kind: 'loopDelay' });
+    }
     await Promise.all(children.map((c) => c.call({ kind: 'close' })));
     return {
+      heldLoopDelay,
       held,
       failed,
       firstError,

@@ -44,11 +44,13 @@ export interface PushResult {
   failedPosts: number;
 }
 
-/** Echo round trips (milliseconds). */
+/** Round trips of a baseline (milliseconds). */
 export interface EchoResult {
   p50: number;
   p99: number;
   completed: number;
+  /** Round trips completed per second, first due to last completed. */
+  completedPerS: number;
 }
 
 const SETTLE_MS = 30_000;
@@ -250,12 +252,16 @@ async function measureRoundTrips(options: {
       await Promise.allSettled(requests);
       await until(() => doneAt.every((t) => t > 0), SETTLE_MS);
       const rtt: number[] = [];
-      for (let i = 0; i < n; i++) if (doneAt[i]! > 0) rtt.push(doneAt[i]! - due[i]!);
-      return rtt;
+      let last = 0;
+      for (let i = 0; i < n; i++) {
+        if (doneAt[i]! > 0) rtt.push(doneAt[i]! - due[i]!);
+        last = Math.max(last, doneAt[i]!);
+      }
+      return { rtt, completedPerS: rtt.length / ((last - due[0]!) / 1000) };
     };
     await round(Math.min(500, count));
-    const rtt = await round(count);
-    return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length };
+    const { rtt, completedPerS } = await round(count);
+    return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length, completedPerS };
   } finally {
     for (const ws of sockets) ws.close();
   }

@@ -28,10 +28,14 @@
  *
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
- * `pg.Client#query`, so the pool's, the LISTEN connection's and the background work's alike).
+ * `pg.Client#query`, so the pool's, the LISTEN connection's and the background work's alike),
+ * `loopDelay` (how late the event loop ran since the previous `loopDelay` call: p99 and max,
+ * sampled every few milliseconds by `monitorEventLoopDelay` — a stall in the process, a
+ * collection or a long synchronous pass, delays everything in flight by that much).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -175,6 +179,8 @@ function countStatements(): () => number {
   return () => count;
 }
 const statements = countStatements();
+/** The event loop's lateness is sampled this often (ms). */
+const LOOP_DELAY_RESOLUTION_MS = 5;
 
 async function start(spec: ServerSpec): Promise<{ url: string; connections: () => number }> {
   switch (spec.kind) {
@@ -281,6 +287,18 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
   }
 }
 
+/** How late this process's event loop ran since the last `loopDelay` call (ms). */
+function loopDelays(): () => { p99Ms: number; maxMs: number } {
+  const histogram = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+  histogram.enable();
+  return () => {
+    const read = { p99Ms: histogram.percentile(99) / 1e6, maxMs: histogram.max / 1e6 };
+    histogram.reset();
+    return read;
+  };
+}
+const loopDelay = loopDelays();
+
 const spec = JSON.parse(process.argv[2] ?? '') as ServerSpec;
 const started = start(spec);
 serveParent(
@@ -289,5 +307,6 @@ serveParent(
     memory: () => settledMemory(),
     connections: async () => (await started).connections(),
     statements: () => Promise.resolve(statements()),
+    loopDelay: () => Promise.resolve(loopDelay()),
   },
 );
