@@ -20,8 +20,9 @@
  *   multi-row INSERTs of 500 (goal: ≥ 0.30 of the raw rate).
  * - Config polls per second on the 304 path (device-signed, `If-None-Match`), against a bare
  *   fastify route answering 304 on an ETag match, with the same client.
- * - How late the server's event loop runs while it holds the idle connections for one
- *   heartbeat interval, and while it pushes, against the bare servers doing the same.
+ * - The gaps in the server's event loop (a 5 ms timer's ticks) while it holds the idle
+ *   connections for one heartbeat interval, and while it pushes, against the bare servers
+ *   doing the same.
  * - Handshakes per second while the idle connections open, against the same clients
  *   connecting to the bare `ws` server and to the handshake floor: a bare `ws` server that
  *   does only the protocol's work (verify the signed upgrade, challenge, verify the hello's
@@ -751,8 +752,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `push_max_rate_per_s / durable_push_floor_max_rate_per_s: the highest offered rate, in steps doubling from the ${s.rate}/s offered (halving from it, down to ${PUSH_MIN_SEARCH_RATE}/s, when that one misses), that completes ≥ 99 % of the rate with round-trip p99 ≤ ${PUSH_P99_GOAL_MS} ms (0: none did), each step at least 2,000 commands; their ratio is the share of the floor's capacity at that latency the gateway keeps, which unlike a fixed rate carries over between machines`,
       "handshake_floor_*: the same clients and connections against a bare ws server (no fastify, no database) doing only the device protocol's work: verify the signed upgrade with the device's secret, send a random challenge, verify the hello's proof (same runtime/crypto functions), answer a welcome of the gateway's shape — what a connect costs before anything of Saffron (admission, authentication's caches, rate limits, sessions, presence, delivery)",
       'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
-      `idle_event_loop_delay_* / raw_ws_idle_event_loop_delay_*: how late the server process's event loop ran while it held the idle connections ${IDLE_HOLD_MS / 1000} s with nothing else going on (one heartbeat interval of the gateway's and a second; monitorEventLoopDelay, sampled every 5 ms): p99 and the longest stall — the gateway's own periodic work over all its sessions, against a bare ws server holding as many`,
-      "push_event_loop_delay_* / durable_push_floor_event_loop_delay_*: how late the server process's event loop ran over the push measurement at the offered rate, warm-up round included (monitorEventLoopDelay, sampled every 5 ms): p99 and the longest stall — a collection or a long synchronous pass holds every push in flight that long",
+      `idle_event_loop_delay_* / raw_ws_idle_event_loop_delay_*: p99 and longest gap between the ticks of a 5 ms timer in the server process (monitorEventLoopDelay; about 5 ms while its event loop is free, a stall of X ms shows as about X + 5) while it held the idle connections ${IDLE_HOLD_MS / 1000} s with nothing else going on — one heartbeat interval of the gateway's and a second: its own periodic work over all its sessions, against a bare ws server holding as many`,
+      'push_event_loop_delay_* / durable_push_floor_event_loop_delay_*: the same gaps over the push measurement at the offered rate, warm-up round included — a collection or a long synchronous pass holds every push in flight that long',
       'push_cpu_ms_* / durable_push_floor_cpu_ms_*: CPU time per command of the server process and of every PostgreSQL process (from /proc, Linux only) over the push measurement, warm-up round included: what a push costs the machine, against the floor doing only its two commits',
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',

@@ -31,11 +31,11 @@ export interface IdleResult {
    * processes', PostgreSQL's — or null off Linux.
    */
   cpuMsPerConnection: { server: number; clients: number; postgres: number } | null;
-  /** How late the server's event loop ran while it held the connections `holdMs`; null without. */
+  /** The server's event-loop gaps while it held the connections `holdMs`; null without. */
   heldLoopDelay: LoopDelay | null;
 }
 
-/** How late a server's event loop ran over a part (bench/gateway/server.ts `loopDelay`). */
+/** The gaps between a server's event-loop timer ticks over a part (bench/gateway/server.ts `loopDelay`). */
 export interface LoopDelay {
   p99Ms: number;
   maxMs: number;
@@ -57,7 +57,7 @@ export async function measureIdle(options: {
   subnet: number;
   /**
    * After measuring, hold the connections this long with nothing else going on and report
-   * how late the server's event loop ran meanwhile (its periodic work over all of them).
+   * the server's event-loop gaps meanwhile (its periodic work over all of them shows there).
    */
   holdMs?: number;
   progress: (m: string) => void;

@@ -29,9 +29,10 @@
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
  * `pg.Client#query`, so the pool's, the LISTEN connection's and the background work's alike),
- * `loopDelay` (how late the event loop ran since the previous `loopDelay` call: p99 and max,
- * sampled every few milliseconds by `monitorEventLoopDelay` — a stall in the process, a
- * collection or a long synchronous pass, delays everything in flight by that much).
+ * `loopDelay` (since the previous `loopDelay` call, the gaps between the ticks of a 5 ms timer,
+ * `monitorEventLoopDelay`: p99 and longest, in ms — about 5 while the event loop is free; a
+ * stall, a collection or a long synchronous pass of X ms shows as about X + 5, and holds
+ * everything in flight that long).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -287,7 +288,7 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
   }
 }
 
-/** How late this process's event loop ran since the last `loopDelay` call (ms). */
+/** The gaps between the event loop's timer ticks since the last `loopDelay` call (ms). */
 function loopDelays(): () => { p99Ms: number; maxMs: number } {
   const histogram = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   histogram.enable();
