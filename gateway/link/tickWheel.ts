@@ -9,7 +9,7 @@
  * 15,000 sessions per step.
  */
 
-/** Steps a period is cut into, at most: one every {@link STEP_MS} ms. */
+/** About how long a step is: a period is cut into steps of this length (one, if shorter). */
 const STEP_MS = 20;
 
 /** A timer wheel; see the module comment. */
