@@ -7,6 +7,7 @@
  *
  * With `BENCH_CPU_PROF_DIR` set, every child writes a V8 CPU profile there (`--cpu-prof`);
  * it is then stopped by disconnecting, so it exits on its own and the profile is written.
+ * `BENCH_CHILD_ARGS` adds Node options to every child (space-separated, e.g. `--trace-gc`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpuProfileArgs, cpuProfileDir, PROFILE_EXIT_MS } from '../harness.js';
@@ -39,7 +40,13 @@ const READY_TIMEOUT_MS = 120_000;
 export async function startChild(entry: string, spec: unknown): Promise<Child> {
   const profileDir = cpuProfileDir();
   const child: ChildProcess = fork(entry, [JSON.stringify(spec)], {
-    execArgv: ['--expose-gc', '--import', import.meta.resolve('tsx'), ...cpuProfileArgs()],
+    execArgv: [
+      '--expose-gc',
+      '--import',
+      import.meta.resolve('tsx'),
+      ...cpuProfileArgs(),
+      ...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();

@@ -60,9 +60,14 @@ export async function measureIdle(options: {
    * the server's event-loop gaps meanwhile (its periodic work over all of them shows there).
    */
   holdMs?: number;
+  /**
+   * Runs after the hold, while the connections are still open (before they are closed), with
+   * the pids of the client processes that hold them.
+   */
+  whileHeld?: (clientPids: readonly number[]) => Promise<void>;
   progress: (m: string) => void;
 }): Promise<IdleResult> {
-  const { server, url, benchKey, first, count, subnet, holdMs = 0, progress } = options;
+  const { server, url, benchKey, first, count, subnet, holdMs = 0, whileHeld, progress } = options;
   const clients: Child[] = [];
   const spawn = async (from: number, to: number, host: number) => {
     const spec: SocketsSpec = {
@@ -126,6 +131,7 @@ export async function measureIdle(options: {
       await new Promise((resolve) => setTimeout(resolve, holdMs));
       heldLoopDelay = await server.call<LoopDelay>({ kind: 'loopDelay' });
     }
+    await whileHeld?.(clientPids);
     await Promise.all(children.map((c) => c.call({ kind: 'close' })));
     return {
       heldLoopDelay,

@@ -54,6 +54,11 @@ export interface EchoResult {
 }
 
 const SETTLE_MS = 30_000;
+/** Items of a measurement's warm-up round, at most. */
+const WARM_UP_ITEMS = 500;
+
+/** Items a measurement of `count` sends, its warm-up round included. */
+export const withWarmUp = (count: number): number => Math.min(WARM_UP_ITEMS, count) + count;
 
 /**
  * Call `fire(i)` for i in 0…count-1, each at `start + i / rate`; returns the due times and
@@ -188,8 +193,8 @@ export async function measurePush(options: {
       const completedPerS = rtt.length / ((lastAck - due[0]!) / 1000);
       return { rtt, delivery, issuedPerS, completedPerS, failedPosts };
     };
-    progress(`  warm-up: ${Math.min(500, count)} commands`);
-    await round(Math.min(500, count));
+    progress(`  warm-up: ${Math.min(WARM_UP_ITEMS, count)} commands`);
+    await round(Math.min(WARM_UP_ITEMS, count));
     progress(`  ${count} commands at ${rate}/s over ${devices.length} device sockets`);
     const r = await round(count);
     return {
@@ -214,7 +219,7 @@ export async function measurePush(options: {
  * starts item i at its due time with ws = socket i mod sockets (and may return the promise of
  * its request, awaited before the round settles); `onMessage` answers a frame if it must and
  * returns the number of the item the frame completes (undefined for none). A warm-up round
- * of up to 500 items, then `count`; times from each item's due time to its completion.
+ * of up to WARM_UP_ITEMS items, then `count`; times from each item's due time to its completion.
  */
 async function measureRoundTrips(options: {
   urlOf: (k: number) => string;
@@ -259,7 +264,7 @@ async function measureRoundTrips(options: {
       }
       return { rtt, completedPerS: rtt.length / ((last - due[0]!) / 1000) };
     };
-    await round(Math.min(500, count));
+    await round(Math.min(WARM_UP_ITEMS, count));
     const { rtt, completedPerS } = await round(count);
     return { p50: ms(rtt, 50), p99: ms(rtt, 99), completed: rtt.length, completedPerS };
   } finally {
