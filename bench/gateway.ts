@@ -18,6 +18,8 @@
  *   The push is measured twice: with the idle connections closed (the series the goal is
  *   judged on) and once more while the gateway still holds them (`push_fleet_held_*`), as a
  *   gateway in service does — its heartbeats, presence writes and larger heap beside the push.
+ *   The durable floor is measured the same way too: once alone, once while it holds as many
+ *   idle device sockets (with the handshake floor's handshake and nothing after it).
  * - SAF records accepted per second, signed, in batches of 500 through
  *   `POST /api/v1/transactions/batch`, against raw PostgreSQL inserting equivalent rows in
  *   multi-row INSERTs of 500 (goal: ≥ 0.30 of the raw rate).
@@ -110,6 +112,19 @@ const cpuPerPush = (spent: CpuSpent, commands: number) => ({
   process: round((1000 * spent.workerSeconds) / withWarmUp(commands)),
   postgres: round((1000 * spent.serverSeconds) / withWarmUp(commands)),
 });
+
+/**
+ * Run `measure`, a push measurement of `commands` through `server`, and read over it the
+ * server's event-loop gaps and its CPU per command and PostgreSQL's (undefined off Linux).
+ */
+async function withServerCost<T>(server: Child, commands: number, measure: () => Promise<T>) {
+  const before = readCpu([server.pid]);
+  await server.call({ kind: 'loopDelay' }); // from here
+  const value = await measure();
+  const loop = await server.call<LoopDelay>({ kind: 'loopDelay' });
+  const spent = before && cpuBetween(before, readCpu([server.pid])!);
+  return { value, loop, cpu: spent && cpuPerPush(spent, commands) };
+}
 
 /** The lowest rate the downward search of {@link maxPushRate} tries. */
 const PUSH_MIN_SEARCH_RATE = 125;
@@ -387,21 +402,23 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         progress(
           `push with the ${s.connections} idle connections held: ${s.commands} commands at ${s.rate}/s`,
         );
-        await gateway.child.call({ kind: 'loopDelay' }); // from here
-        const cpu = { gateway: readCpu([gateway.child.pid]), fleet: readCpu(fleetPids) };
-        const pushed = await pushThroughGateway(s.rate, s.commands);
-        const loop = await gateway.child.call<LoopDelay>({ kind: 'loopDelay' });
+        const fleetCpu = readCpu(fleetPids);
+        const {
+          value: pushed,
+          loop,
+          cpu,
+        } = await withServerCost(gateway.child, s.commands, () =>
+          pushThroughGateway(s.rate, s.commands),
+        );
+        const fleetSpent = fleetCpu && cpuBetween(fleetCpu, readCpu(fleetPids)!);
         result.metrics.push_fleet_held_rtt_p50_ms = round(pushed.rttP50);
         result.metrics.push_fleet_held_rtt_p99_ms = round(pushed.rttP99);
         result.metrics.push_fleet_held_completed_per_s = round(pushed.completedPerS);
         result.metrics.push_fleet_held_event_loop_delay_p99_ms = round(loop.p99Ms);
         result.metrics.push_fleet_held_event_loop_delay_max_ms = round(loop.maxMs);
-        const gatewaySpent = cpu.gateway && cpuBetween(cpu.gateway, readCpu([gateway.child.pid])!);
-        const fleetSpent = cpu.fleet && cpuBetween(cpu.fleet, readCpu(fleetPids)!);
-        if (gatewaySpent && fleetSpent) {
-          const gatewayCpu = cpuPerPush(gatewaySpent, s.commands);
-          result.metrics.push_fleet_held_cpu_ms_gateway = gatewayCpu.process;
-          result.metrics.push_fleet_held_cpu_ms_postgres = gatewayCpu.postgres;
+        if (cpu && fleetSpent) {
+          result.metrics.push_fleet_held_cpu_ms_gateway = cpu.process;
+          result.metrics.push_fleet_held_cpu_ms_postgres = cpu.postgres;
           result.metrics.push_fleet_held_cpu_ms_fleet = cpuPerPush(fleetSpent, s.commands).process;
         }
         progress(
@@ -445,23 +462,24 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 
     progress(`push: ${s.commands} commands at ${s.rate}/s`);
     const pushStatements = await statementsOf(gateway.child);
-    const pushCpu = readCpu([gateway.child.pid]);
-    await gateway.child.call({ kind: 'loopDelay' }); // from here
-    const pushed = await pushThroughGateway(s.rate, s.commands);
+    const {
+      value: pushed,
+      loop: pushLoop,
+      cpu: pushCpu,
+    } = await withServerCost(gateway.child, s.commands, () =>
+      pushThroughGateway(s.rate, s.commands),
+    );
     result.metrics.push_rtt_p50_ms = round(pushed.rttP50);
     result.metrics.push_rtt_p99_ms = round(pushed.rttP99);
     result.metrics.push_delivery_p50_ms = round(pushed.deliveryP50);
     result.metrics.push_delivery_p99_ms = round(pushed.deliveryP99);
     result.metrics.push_commands_issued_per_s = round(pushed.issuedPerS);
     result.metrics.push_commands_completed_per_s = round(pushed.completedPerS);
-    const pushLoop = await gateway.child.call<LoopDelay>({ kind: 'loopDelay' });
     result.metrics.push_event_loop_delay_p99_ms = round(pushLoop.p99Ms);
     result.metrics.push_event_loop_delay_max_ms = round(pushLoop.maxMs);
-    const pushSpent = pushCpu && cpuBetween(pushCpu, readCpu([gateway.child.pid])!);
-    if (pushSpent) {
-      const pushCpuMs = cpuPerPush(pushSpent, s.commands);
-      result.metrics.push_cpu_ms_gateway = pushCpuMs.process;
-      result.metrics.push_cpu_ms_postgres = pushCpuMs.postgres;
+    if (pushCpu) {
+      result.metrics.push_cpu_ms_gateway = pushCpu.process;
+      result.metrics.push_cpu_ms_postgres = pushCpu.postgres;
     }
     result.metrics.db_statements_per_push = perItem(
       pushStatements,
@@ -654,43 +672,35 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       databaseUrl: url,
       schema,
       poolSize: GATEWAY_POOL,
+      benchKey,
     });
     progress(
       `baseline: durable push floor (two commits per command), ${s.commands} at ${s.rate}/s`,
     );
-    const floorCpu = readCpu([durable.child.pid]);
-    await durable.child.call({ kind: 'loopDelay' }); // from here
-    const floor = await measureDurableFloor({
-      url: durable.url,
-      sockets: PUSH_DEVICES,
-      count: s.commands,
-      rate: s.rate,
-    });
+    const floorPush = (rate: number, count: number) =>
+      measureDurableFloor({ url: durable.url, sockets: PUSH_DEVICES, count, rate });
+    const {
+      value: floor,
+      loop: floorLoop,
+      cpu: floorCpu,
+    } = await withServerCost(durable.child, s.commands, () => floorPush(s.rate, s.commands));
     result.baselines.durable_push_floor_rtt_p50_ms = round(floor.p50);
     result.baselines.durable_push_floor_rtt_p99_ms = round(floor.p99);
-    const floorLoop = await durable.child.call<LoopDelay>({ kind: 'loopDelay' });
     result.baselines.durable_push_floor_event_loop_delay_p99_ms = round(floorLoop.p99Ms);
     result.baselines.durable_push_floor_event_loop_delay_max_ms = round(floorLoop.maxMs);
     if (floor.completed < s.commands)
       result.notes.push(
         `durable push floor: ${floor.completed} of ${s.commands} commands completed; percentiles over the completed`,
       );
-    const floorSpent = floorCpu && cpuBetween(floorCpu, readCpu([durable.child.pid])!);
-    if (floorSpent) {
-      const floorCpuMs = cpuPerPush(floorSpent, s.commands);
-      result.baselines.durable_push_floor_cpu_ms_server = floorCpuMs.process;
-      result.baselines.durable_push_floor_cpu_ms_postgres = floorCpuMs.postgres;
+    if (floorCpu) {
+      result.baselines.durable_push_floor_cpu_ms_server = floorCpu.process;
+      result.baselines.durable_push_floor_cpu_ms_postgres = floorCpu.postgres;
     }
     const floorMax = await maxPushRate(
       s.rate,
       { rttP99: floor.p99, completedPerS: floor.completedPerS },
       async (rate) => {
-        const step = await measureDurableFloor({
-          url: durable.url,
-          sockets: PUSH_DEVICES,
-          count: Math.max(2000, rate * PUSH_STEP_SECONDS),
-          rate,
-        });
+        const step = await floorPush(rate, Math.max(2000, rate * PUSH_STEP_SECONDS));
         return { rttP99: step.p99, completedPerS: step.completedPerS };
       },
       'durable push floor',
@@ -698,6 +708,37 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.notes,
     );
     result.baselines.durable_push_floor_max_rate_per_s = floorMax;
+    progress(`baseline: the durable push floor beside ${s.connections} idle device sockets`);
+    const floorFleet = await measureIdle({
+      server: durable.child,
+      url: durable.url,
+      benchKey,
+      first: idle,
+      count: s.connections,
+      subnet: 6,
+      whileHeld: async () => {
+        progress(`  ${s.commands} commands at ${s.rate}/s`);
+        const {
+          value: held,
+          loop,
+          cpu,
+        } = await withServerCost(durable.child, s.commands, () => floorPush(s.rate, s.commands));
+        result.baselines.durable_push_floor_fleet_held_rtt_p50_ms = round(held.p50);
+        result.baselines.durable_push_floor_fleet_held_rtt_p99_ms = round(held.p99);
+        result.baselines.durable_push_floor_fleet_held_event_loop_delay_p99_ms = round(loop.p99Ms);
+        result.baselines.durable_push_floor_fleet_held_event_loop_delay_max_ms = round(loop.maxMs);
+        if (cpu) {
+          result.baselines.durable_push_floor_fleet_held_cpu_ms_server = cpu.process;
+          result.baselines.durable_push_floor_fleet_held_cpu_ms_postgres = cpu.postgres;
+        }
+        progress(`  p99 ${held.p99.toFixed(1)} ms, ${Math.round(held.completedPerS)} completed/s`);
+      },
+      progress,
+    });
+    if (floorFleet.held < s.connections)
+      result.notes.push(
+        `durable push floor: ${floorFleet.held} of ${s.connections} idle device sockets held (first error: ${floorFleet.firstError})`,
+      );
     stop(durable.child);
 
     const bareEtag = '"bench-config-etag"';
@@ -753,9 +794,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         result.baselines.raw_ws_echo_rtt_p99_ms,
       ],
       [
-        'push_fleet_held_rtt_p99_vs_durable_floor',
+        'push_fleet_held_rtt_p99_vs_durable_floor_fleet_held',
         result.metrics.push_fleet_held_rtt_p99_ms,
-        result.baselines.durable_push_floor_rtt_p99_ms,
+        result.baselines.durable_push_floor_fleet_held_rtt_p99_ms,
       ],
       [
         'push_fleet_held_rtt_p99_vs_push_rtt_p99',
@@ -790,7 +831,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
       `idle_event_loop_delay_* / raw_ws_idle_event_loop_delay_*: p99 and longest gap between the ticks of a 5 ms timer in the server process (monitorEventLoopDelay; about 5 ms while its event loop is free, a stall of X ms shows as about X + 5) while it held the idle connections ${IDLE_HOLD_MS / 1000} s with nothing else going on — one heartbeat interval of the gateway's and a second: its own periodic work over all its sessions, against a bare ws server holding as many`,
       'push_event_loop_delay_* / durable_push_floor_event_loop_delay_*: the same gaps over the push measurement at the offered rate, warm-up round included — a collection or a long synchronous pass holds every push in flight that long',
-      `push_fleet_held_*: the push measurement (same rate, commands and ${PUSH_DEVICES} device sockets, its own warm-up round) run once more while the gateway still holds the idle connections, after their hold and before they close — the case of a gateway in service, whose heap, heartbeats and presence writes the push shares (push_fleet_held_cpu_ms_*: per command, warm-up round included, of the gateway, of PostgreSQL and of the client processes holding the idle connections); push_rtt_* and push_max_rate_per_s stay measured with the idle connections closed, as before, so their series carries on`,
+      `push_fleet_held_*: the push measurement (same rate, commands and ${PUSH_DEVICES} device sockets, its own warm-up round) run once more while the gateway still holds the idle connections, after their hold and before they close — the case of a gateway in service, whose heap, heartbeats and presence writes the push shares (push_fleet_held_cpu_ms_*: per command, warm-up round included, of the gateway, of PostgreSQL and of the client processes holding the idle connections); push_rtt_* and push_max_rate_per_s stay measured with the idle connections closed, as before, so their series carries on; durable_push_floor_fleet_held_*: the durable floor's push measured the same way, while the floor server holds as many idle device sockets (the same clients and handshake as the handshake floor; no server heartbeats, no presence) — what holding a fleet costs a push with nothing of Saffron`,
       'push_cpu_ms_* / durable_push_floor_cpu_ms_*: CPU time per command of the server process and of every PostgreSQL process (from /proc, Linux only) over the push measurement, warm-up round included: what a push costs the machine, against the floor doing only its two commits',
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',

@@ -24,7 +24,9 @@
  *   201; for the device's `ack` it commits another row before it answers `acked` — the two
  *   commits a command's round trip cannot do without (created before anyone is told,
  *   executed before the ack is confirmed), one statement each, behind the same transports as
- *   the gateway's (the operator's HTTP request, the device's WebSocket).
+ *   the gateway's (the operator's HTTP request, the device's WebSocket). It also holds idle
+ *   device sockets on their usual paths, with `challenge-ws`'s handshake, so that it can push
+ *   beside a fleet as the gateway does.
  *
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
@@ -67,7 +69,14 @@ export type ServerSpec =
   | { kind: 'raw-ws' }
   | { kind: 'challenge-ws'; benchKey: string }
   | { kind: 'bare-fastify'; etag: string }
-  | { kind: 'durable-ws'; databaseUrl: string; schema: string; poolSize: number };
+  | {
+      kind: 'durable-ws';
+      databaseUrl: string;
+      schema: string;
+      poolSize: number;
+      /** Also hold idle device sockets (the `challenge-ws` handshake on their usual paths). */
+      benchKey: string;
+    };
 
 const HOST = '127.0.0.1';
 /** Largest clock difference of an upgrade's timestamp, the gateway's default. */
@@ -111,6 +120,16 @@ function upgradedDevice(
 /** A bare `ws` server doing the device handshake and nothing else (`challenge-ws`). */
 function challengeServer(benchKey: string) {
   const server = createServer((_request, response) => response.writeHead(404).end());
+  const handshake = deviceHandshake(benchKey);
+  server.on('upgrade', handshake.onUpgrade);
+  return { server, wss: handshake.wss };
+}
+
+/**
+ * The device protocol's handshake on a bare `ws` server, and nothing after it (the device's
+ * heartbeats are ignored): an `upgrade` listener for device socket paths, and its sockets.
+ */
+function deviceHandshake(benchKey: string) {
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -148,7 +167,7 @@ function challengeServer(benchKey: string) {
   function onError(this: WebSocket): void {
     this.terminate();
   }
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const device = upgradedDevice(request, benchKey);
     if (device === undefined) {
       socket.on('error', () => socket.destroy());
@@ -164,8 +183,8 @@ function challengeServer(benchKey: string) {
       ws.send(JSON.stringify({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION }));
       socket.uncork();
     });
-  });
-  return { server, wss };
+  };
+  return { onUpgrade, wss };
 }
 
 /** Count every statement any pg client of this process sends (bench instrumentation only). */
@@ -253,9 +272,10 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
         });
       });
       const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+      const idle = deviceHandshake(spec.benchKey);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const n = /^\/floor\/ws\/(\d+)$/.exec(request.url ?? '')?.[1];
-        if (n === undefined) return void socket.destroy();
+        if (n === undefined) return idle.onUpgrade(request, socket, head);
         wss.handleUpgrade(request, socket, head, (ws) => {
           devices.set(n, ws);
           ws.on('close', () => {
@@ -273,7 +293,10 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
       await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
-      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+      return {
+        url: `http://${HOST}:${port}`,
+        connections: () => wss.clients.size + idle.wss.clients.size,
+      };
     }
     case 'bare-fastify': {
       const app = Fastify({ logger: false });
