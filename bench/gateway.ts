@@ -421,6 +421,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           result.metrics.push_fleet_held_cpu_ms_postgres = cpu.postgres;
           result.metrics.push_fleet_held_cpu_ms_fleet = cpuPerPush(fleetSpent, s.commands).process;
         }
+        if (pushed.completed < pushed.sent || pushed.failedPosts > 0)
+          result.notes.push(
+            `push with the idle connections held: ${pushed.completed} of ${pushed.sent} commands completed (${pushed.failedPosts} POSTs failed); percentiles over the completed`,
+          );
         progress(
           `  round trip p50 ${pushed.rttP50.toFixed(1)} ms, p99 ${pushed.rttP99.toFixed(1)} ms; ${Math.round(pushed.completedPerS)} completed/s`,
         );

@@ -219,7 +219,8 @@ export async function measurePush(options: {
  * starts item i at its due time with ws = socket i mod sockets (and may return the promise of
  * its request, awaited before the round settles); `onMessage` answers a frame if it must and
  * returns the number of the item the frame completes (undefined for none). A warm-up round
- * of up to WARM_UP_ITEMS items, then `count`; times from each item's due time to its completion.
+ * of up to WARM_UP_ITEMS items, then `count`; times from each item's due time to its
+ * completion.
  */
 async function measureRoundTrips(options: {
   urlOf: (k: number) => string;
