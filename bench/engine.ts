@@ -16,6 +16,15 @@
  * every PostgreSQL process's (from /proc, Linux only) — since on a disk whose commits are
  * cheap the ratio is set by CPU, not by the commit: `…_cpu_ms_per_step_c…` against
  * `…_floor_cpu_ms_per_step_c…` and `…_raw_cpu_ms_per_commit_c…`.
+ *
+ * Each concurrency is measured in `--rounds` rounds (3), each running raw commits, the engine
+ * and the floor once, 8 s each (× `--scale`). This machine's speed drifts over minutes: three
+ * runs within a quarter of an hour (November 30th, 2026) had c1 ratios to raw commits of 0.21,
+ * 0.20 and 0.27. In rounds a slow spell falls on neighbouring parts instead of on one part's
+ * only measurement. Figures are medians over the rounds, and each ratio is the median of the
+ * rounds' own ratios.
+ *
+ *   npm run bench -- engine [--json] [--scale X] [--rounds 3]
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,8 +42,11 @@ import {
 } from '../runtime/index.js';
 import { cpuBetween, readCpu } from './cpu.js';
 import { type EngineFloor, openEngineFloor } from './engine/floor.js';
-import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
+import { type BenchOptions, type BenchResult, medians, percentile, round } from './harness.js';
 
+const FLAGS = ['scale', 'rounds'];
+/** Rounds of each concurrency's parts (see the module comment). */
+const ROUNDS = 3;
 const STEPS = 5;
 const WORKFLOW_TYPE = 'bench_five_steps';
 /** Seconds of workflows run before the measured parts, so that the tables hold rows. */
@@ -159,6 +171,63 @@ function writeSteps(dir: string): void {
   );
 }
 
+/** Figures of one round at one concurrency, as {@link run} reports them. */
+type Pass = Pick<BenchResult, 'metrics' | 'baselines' | 'ratios'>;
+
+/**
+ * One round at concurrency `c`: raw commits, the engine, and on PostgreSQL the floor, one
+ * after another for `seconds` each, their figures into `pass`.
+ */
+async function measureRound(
+  store: Store,
+  floor: EngineFloor | undefined,
+  stepsRoot: string,
+  prefix: 'pg' | 'sqlite',
+  c: number,
+  seconds: number,
+  label: string,
+  pass: Pass,
+  progress: (message: string) => void,
+): Promise<void> {
+  progress(`${label}: raw commits for ${seconds}s`);
+  const rawRun = await withCpu(() => rawCommits(store, c, seconds));
+  const raw = rawRun.result;
+  progress(`${label}: engine for ${seconds}s`);
+  const engine = await withCpu(() => engineRun(store, stepsRoot, c, seconds));
+  const e = engine.result;
+  progress(
+    `  raw ${Math.round(raw)}/s, engine ${Math.round(e.stepsPerS)} steps/s (${Math.round(e.workflowsPerS)} workflows/s), p50 ${e.p50.toFixed(2)} ms, p99 ${e.p99.toFixed(2)} ms`,
+  );
+  const p = `${prefix}_`;
+  pass.metrics[`${p}workflows_per_s_c${c}`] = round(e.workflowsPerS);
+  pass.metrics[`${p}steps_per_s_c${c}`] = round(e.stepsPerS);
+  pass.metrics[`${p}step_p50_ms_c${c}`] = round(e.p50);
+  pass.metrics[`${p}step_p99_ms_c${c}`] = round(e.p99);
+  pass.baselines[`${p}raw_commits_per_s_c${c}`] = round(raw);
+  pass.ratios[`${p}steps_vs_raw_c${c}`] = round(e.stepsPerS / raw);
+  // CPU per item: this process's plus PostgreSQL's (only the process's on SQLite)
+  const perItem = (run: { processMs: number; postgresMs: number | null }, n: number) =>
+    round((run.processMs + (prefix === 'pg' ? (run.postgresMs ?? 0) : 0)) / n);
+  const steps = e.stepsPerS * e.elapsed;
+  pass.metrics[`${p}cpu_ms_per_step_c${c}`] = perItem(engine, steps);
+  if (prefix === 'pg' && engine.postgresMs !== null)
+    pass.metrics[`${p}postgres_cpu_ms_per_step_c${c}`] = round(engine.postgresMs / steps);
+  pass.baselines[`${p}raw_cpu_ms_per_commit_c${c}`] = perItem(rawRun, raw * seconds);
+  if (!floor) return;
+  progress(`${label}: floor for ${seconds}s`);
+  const floorRun = await withCpu(() => floor.run(c, seconds));
+  const f = floorRun.result;
+  progress(`  floor ${Math.round(f.stepsPerS)} steps/s`);
+  const floorSteps = f.stepsPerS * f.elapsed;
+  pass.baselines[`${p}floor_steps_per_s_c${c}`] = round(f.stepsPerS);
+  pass.baselines[`${p}floor_cpu_ms_per_step_c${c}`] = perItem(floorRun, floorSteps);
+  if (floorRun.postgresMs !== null)
+    pass.baselines[`${p}floor_postgres_cpu_ms_per_step_c${c}`] = round(
+      floorRun.postgresMs / floorSteps,
+    );
+  pass.ratios[`${p}steps_vs_floor_c${c}`] = round(e.stepsPerS / f.stepsPerS);
+}
+
 /** Run the engine benchmark. */
 export async function run(options: BenchOptions): Promise<BenchResult> {
   const result: BenchResult = {
@@ -168,6 +237,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     ratios: {},
     notes: [],
   };
+  const unknown = Object.keys(options.flags).filter((f) => !FLAGS.includes(f));
+  if (unknown.length) throw new Error(`bench engine: unknown flag(s) --${unknown.join(', --')}`);
+  const rounds = options.flags.rounds === undefined ? ROUNDS : Number(options.flags.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error('bench engine: --rounds must be a whole number ≥ 1');
   const seconds = Math.max(1, 8 * options.scale);
   const dir = mkdtempSync(join(tmpdir(), 'saffron-bench-engine-'));
   const stepsRoot = join(dir, 'steps');
@@ -213,45 +287,33 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           await admin.query(`ANALYZE ${WORKFLOW_TABLES.map((t) => `${schema}.${t}`).join(', ')}`);
         }
         for (const c of [1, 32]) {
-          options.progress(`${target.prefix} c${c}: raw commits for ${seconds}s`);
-          const rawRun = await withCpu(() => rawCommits(store, c, seconds));
-          const raw = rawRun.result;
-          options.progress(`${target.prefix} c${c}: engine for ${seconds}s`);
-          const engine = await withCpu(() => engineRun(store, stepsRoot, c, seconds));
-          const e = engine.result;
-          options.progress(
-            `  raw ${Math.round(raw)}/s, engine ${Math.round(e.stepsPerS)} steps/s (${Math.round(e.workflowsPerS)} workflows/s), p50 ${e.p50.toFixed(2)} ms, p99 ${e.p99.toFixed(2)} ms`,
-          );
-          const p = `${target.prefix}_`;
-          result.metrics[`${p}workflows_per_s_c${c}`] = round(e.workflowsPerS);
-          result.metrics[`${p}steps_per_s_c${c}`] = round(e.stepsPerS);
-          result.metrics[`${p}step_p50_ms_c${c}`] = round(e.p50);
-          result.metrics[`${p}step_p99_ms_c${c}`] = round(e.p99);
-          result.baselines[`${p}raw_commits_per_s_c${c}`] = round(raw);
-          result.ratios[`${p}steps_vs_raw_c${c}`] = round(e.stepsPerS / raw);
-          // CPU per item: this process's plus PostgreSQL's (only the process's on SQLite)
-          const perItem = (run: { processMs: number; postgresMs: number | null }, n: number) =>
-            round((run.processMs + (target.prefix === 'pg' ? (run.postgresMs ?? 0) : 0)) / n);
-          const steps = e.stepsPerS * e.elapsed;
-          result.metrics[`${p}cpu_ms_per_step_c${c}`] = perItem(engine, steps);
-          if (target.prefix === 'pg' && engine.postgresMs !== null)
-            result.metrics[`${p}postgres_cpu_ms_per_step_c${c}`] = round(engine.postgresMs / steps);
-          result.baselines[`${p}raw_cpu_ms_per_commit_c${c}`] = perItem(rawRun, raw * seconds);
-          const open = floor;
-          if (open) {
-            options.progress(`${target.prefix} c${c}: floor for ${seconds}s`);
-            const floorRun = await withCpu(() => open.run(c, seconds));
-            const f = floorRun.result;
-            options.progress(`  floor ${Math.round(f.stepsPerS)} steps/s`);
-            const floorSteps = f.stepsPerS * f.elapsed;
-            result.baselines[`${p}floor_steps_per_s_c${c}`] = round(f.stepsPerS);
-            result.baselines[`${p}floor_cpu_ms_per_step_c${c}`] = perItem(floorRun, floorSteps);
-            if (floorRun.postgresMs !== null)
-              result.baselines[`${p}floor_postgres_cpu_ms_per_step_c${c}`] = round(
-                floorRun.postgresMs / floorSteps,
-              );
-            result.ratios[`${p}steps_vs_floor_c${c}`] = round(e.stepsPerS / f.stepsPerS);
+          const passes: Pass[] = [];
+          for (let r = 1; r <= rounds; r++) {
+            const pass: Pass = { metrics: {}, baselines: {}, ratios: {} };
+            const label =
+              rounds > 1 ? `${target.prefix} c${c} round ${r}/${rounds}` : `${target.prefix} c${c}`;
+            await measureRound(
+              store,
+              floor,
+              stepsRoot,
+              target.prefix,
+              c,
+              seconds,
+              label,
+              pass,
+              options.progress,
+            );
+            passes.push(pass);
           }
+          for (const part of ['metrics', 'baselines', 'ratios'] as const)
+            medians(
+              passes.map((p) => p[part]),
+              result[part],
+            );
+          if (rounds > 1)
+            result.notes.push(
+              `${target.prefix} c${c}: ${rounds} rounds; figures are medians, ratios the median of each round's own (steps ÷ raw by round: ${passes.map((p) => p.ratios[`${target.prefix}_steps_vs_raw_c${c}`]).join(', ')})`,
+            );
         }
       } finally {
         await floor?.close();

@@ -31,6 +31,18 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Each figure's median over the rounds that have it, into `into` (null where none has it). */
+export function medians(
+  rounds: readonly Record<string, number | null>[],
+  into: Record<string, number | null>,
+): void {
+  const keys = new Set(rounds.flatMap((r) => Object.keys(r)));
+  for (const key of keys) {
+    const values = rounds.map((r) => r[key]).filter((v): v is number => typeof v === 'number');
+    into[key] = values.length > 0 ? round(median(values)) : null;
+  }
+}
+
 /** The `p`th percentile (0–100) of ascending `sorted` values, nearest rank (0 for none). */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;

@@ -30,7 +30,7 @@ import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type BenchOptions, type BenchResult, median, round } from './harness.js';
+import { type BenchOptions, type BenchResult, medians, round } from './harness.js';
 import {
   latency,
   throughput,
@@ -219,18 +219,6 @@ function throughputRatios(s: Settings, pass: BenchResult): void {
     const r = ratio(pass, 'saffron', cpuName(p), Math.min);
     if (typeof r === 'number' && r > 0)
       pass.ratios[`cpu_per_task_vs_best_peer_${p}w`] = round(1 / r);
-  }
-}
-
-/** Each figure's median over the rounds that have it, into `into`. */
-function medians(
-  rounds: readonly Record<string, number | null>[],
-  into: Record<string, number | null>,
-) {
-  const keys = new Set(rounds.flatMap((r) => Object.keys(r)));
-  for (const key of keys) {
-    const values = rounds.map((r) => r[key]).filter((v): v is number => typeof v === 'number');
-    into[key] = values.length > 0 ? round(median(values)) : null;
   }
 }
 
