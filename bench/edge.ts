@@ -64,13 +64,19 @@
  *   how much the engine adds to it (`payment_p50_vs_floor_p50` at the median). The same
  *   `--concurrency` POS clients then post to it at once (`baselines.floor_payments_per_s`):
  *   `ratios.payments_per_s_vs_floor` is the agent's throughput against it.
+ * - Rounds: the payments one at a time are measured in `--rounds` rounds (3), each posting
+ *   `--payments` to the agent and then as many to the floor, whose server is up (and idle)
+ *   from the end of the agent's warm-up. This machine's speed drifts over minutes, and a ratio
+ *   of two measurements taken minutes apart carried the drift: p50 ÷ the floor's p50 was
+ *   1.66–2.05 over 3 runs of one day (November 30th, 2026). Figures are medians over the
+ *   rounds, each ratio the median of the rounds' own; the CPU job is sized to the median p50.
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a
  *   fresh schema, dropped afterwards), from the first upload to the last acknowledgement
  *   committed on the device (`sync_records_per_s`).
  *
  *   npm run bench -- edge [--json] [--scale X] [--payments 1000] [--concurrency 8] [--records 10000]
- *     [--warm-up 4000]
+ *     [--warm-up 4000] [--rounds 3]
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -103,9 +109,16 @@ import { compileWat } from '../test/support/wasmGuests.js';
 import { cpuJobTail } from './edge/cpuJob.js';
 import { PAYMENT_WAL_PAGES, startFloor } from './edge/floor.js';
 import { startChild, type Child } from './gateway/child.js';
-import { type BenchOptions, type BenchResult, percentile, round } from './harness.js';
+import {
+  type BenchFigures,
+  type BenchOptions,
+  type BenchResult,
+  medians,
+  percentile,
+  round,
+} from './harness.js';
 
-const FLAGS = ['scale', 'payments', 'concurrency', 'records', 'warm-up'];
+const FLAGS = ['scale', 'payments', 'concurrency', 'records', 'warm-up', 'rounds'];
 const EXAMPLES = fileURLToPath(new URL('../examples/pos/', import.meta.url));
 const POS_CLIENT = fileURLToPath(new URL('./edge/posClient.ts', import.meta.url));
 /** Step commits of one offline approval of pos_payment, and its flushed transactions (module comment). */
@@ -113,6 +126,8 @@ const COMMITS_PER_PAYMENT = 7;
 const FLUSHES_PER_PAYMENT = 1;
 /** Payments before measuring (see the module comment). */
 const WARM_UP_PAYMENTS = 4_000;
+/** Rounds of payments one at a time, each to the agent and then to the floor (module comment). */
+const ROUNDS = 3;
 /** Payments to the floor server before measuring it (it has little code to optimize). */
 const FLOOR_WARM_UP_PAYMENTS = 1_000;
 
@@ -178,6 +193,26 @@ async function queueRecords(store: EdgeStore, deviceId: string, secret: string, 
   }
 }
 
+/** One round's figures of payments one at a time: the agent's `latencies` and the floor's, ascending. */
+function oneAtATimeFigures(latencies: number[], floorTimes: number[]): BenchFigures {
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  const floorP50 = percentile(floorTimes, 50);
+  const floorP99 = percentile(floorTimes, 99);
+  return {
+    metrics: {
+      offline_payment_p50_ms: round(p50),
+      offline_payment_p90_ms: round(percentile(latencies, 90)),
+      offline_payment_p99_ms: round(p99),
+    },
+    baselines: { floor_payment_p50_ms: round(floorP50), floor_payment_p99_ms: round(floorP99) },
+    ratios: {
+      payment_p50_vs_floor_p50: round(p50 / floorP50),
+      payment_p99_vs_floor_p99: round(p99 / floorP99),
+    },
+  };
+}
+
 /** Run the edge benchmark. */
 export async function run(options: BenchOptions): Promise<BenchResult> {
   const unknown = Object.keys(options.flags).filter((f) => !FLAGS.includes(f));
@@ -191,6 +226,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const concurrency = flag('concurrency', 8);
   const records = flag('records', Math.max(500, 10_000 * options.scale));
   const warmUp = flag('warm-up', Math.max(200, WARM_UP_PAYMENTS * options.scale));
+  const rounds = flag('rounds', ROUNDS);
   const { progress } = options;
   const result: BenchResult = { bench: 'edge', metrics: {}, baselines: {}, ratios: {}, notes: [] };
   const dir = mkdtempSync(join(tmpdir(), 'saffron-bench-edge-'));
@@ -246,36 +282,33 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const early = await oneAtATime(run, 0, warmUp);
     result.metrics.warm_up_payment_p50_ms = round(percentile(early, 50));
     result.metrics.warm_up_payment_p99_ms = round(percentile(early, 99));
-    progress(`${payments} offline payments one at a time…`);
-    const latencies = await oneAtATime(run, warmUp, payments);
-    result.metrics.offline_payment_p50_ms = round(percentile(latencies, 50));
-    result.metrics.offline_payment_p90_ms = round(percentile(latencies, 90));
-    result.metrics.offline_payment_p99_ms = round(percentile(latencies, 99));
-    progress(`the machine's own tail: ${payments} runs of a fixed CPU job as long as a payment…`);
-    const machine = cpuJobTail(result.metrics.offline_payment_p50_ms, payments);
-    result.baselines.cpu_job_p50_ms = round(machine.p50);
-    result.baselines.cpu_job_p99_ms = round(machine.p99);
-    result.ratios.payment_p99_vs_cpu_job_p99 = round(
-      result.metrics.offline_payment_p99_ms / machine.p99,
-    );
-    progress(
-      `the platform's floor: ${payments} payments to a bare server (a WASM call, a durable commit of ${PAYMENT_WAL_PAGES} pages)…`,
-    );
+    // the floor's server is up from here on, idle while the agent is measured
     mkdirSync(join(dir, 'floor'));
     const floor = await startFloor(join(dir, 'floor'), guest.bytes, token);
     try {
       const bare = { url: floor.url, token };
       const floorWarmUp = Math.min(warmUp, FLOOR_WARM_UP_PAYMENTS);
       await oneAtATime(bare, 0, floorWarmUp);
-      const floorTimes = await oneAtATime(bare, floorWarmUp, payments);
-      result.baselines.floor_payment_p50_ms = round(percentile(floorTimes, 50));
-      result.baselines.floor_payment_p99_ms = round(percentile(floorTimes, 99));
-      result.ratios.payment_p50_vs_floor_p50 = round(
-        result.metrics.offline_payment_p50_ms / percentile(floorTimes, 50),
-      );
-      result.ratios.payment_p99_vs_floor_p99 = round(
-        result.metrics.offline_payment_p99_ms / percentile(floorTimes, 99),
-      );
+      const passes: BenchFigures[] = [];
+      for (let r = 0; r < rounds; r++) {
+        const of = rounds > 1 ? ` (round ${r + 1}/${rounds})` : '';
+        progress(`${payments} offline payments one at a time${of}…`);
+        const latencies = await oneAtATime(run, warmUp + r * payments, payments);
+        progress(
+          `the platform's floor: ${payments} payments to a bare server (a WASM call, a durable commit of ${PAYMENT_WAL_PAGES} pages)${of}…`,
+        );
+        const floorTimes = await oneAtATime(bare, floorWarmUp + r * payments, payments);
+        const pass = oneAtATimeFigures(latencies, floorTimes);
+        passes.push(pass);
+        progress(
+          `  p50 ${pass.metrics.offline_payment_p50_ms} ms (floor ${pass.baselines.floor_payment_p50_ms}), p99 ${pass.metrics.offline_payment_p99_ms} ms (floor ${pass.baselines.floor_payment_p99_ms})`,
+        );
+      }
+      medians(passes, result);
+      if (rounds > 1)
+        result.notes.push(
+          `${rounds} rounds of ${payments} payments one at a time, each to the agent and then to the floor; figures are medians, ratios the median of each round's own (p50 ÷ floor by round: ${passes.map((p) => p.ratios.payment_p50_vs_floor_p50).join(', ')}; p99: ${passes.map((p) => p.ratios.payment_p99_vs_floor_p99).join(', ')})`,
+        );
       progress(`${payments} payments to the floor with ${concurrency} POS clients…`);
       const floorElapsedMs = await client.call<number>({
         kind: 'throughput',
@@ -285,6 +318,14 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         concurrency,
       });
       result.baselines.floor_payments_per_s = round(payments / (floorElapsedMs / 1000));
+      const p50 = result.metrics.offline_payment_p50_ms ?? 0;
+      progress(`the machine's own tail: ${payments} runs of a fixed CPU job as long as a payment…`);
+      const machine = cpuJobTail(p50, payments);
+      result.baselines.cpu_job_p50_ms = round(machine.p50);
+      result.baselines.cpu_job_p99_ms = round(machine.p99);
+      result.ratios.payment_p99_vs_cpu_job_p99 = round(
+        (result.metrics.offline_payment_p99_ms ?? 0) / machine.p99,
+      );
     } finally {
       await floor.close();
     }
@@ -302,7 +343,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     if (floorPerSecond) result.ratios.payments_per_s_vs_floor = round(perSecond / floorPerSecond);
     result.metrics.payment_commits_per_s = round(perSecond * COMMITS_PER_PAYMENT);
     result.ratios.payment_commits_vs_raw = round((perSecond * COMMITS_PER_PAYMENT) / raw);
-    result.ratios.p99_vs_goal_5ms = round(result.metrics.offline_payment_p99_ms / 5);
+    result.ratios.p99_vs_goal_5ms = round((result.metrics.offline_payment_p99_ms ?? 0) / 5);
     await api.close();
     await agent.stop();
     agent = undefined;

@@ -42,7 +42,14 @@ import {
 } from '../runtime/index.js';
 import { cpuBetween, readCpu } from './cpu.js';
 import { type EngineFloor, openEngineFloor } from './engine/floor.js';
-import { type BenchOptions, type BenchResult, medians, percentile, round } from './harness.js';
+import {
+  type BenchFigures,
+  type BenchOptions,
+  type BenchResult,
+  medians,
+  percentile,
+  round,
+} from './harness.js';
 
 const FLAGS = ['scale', 'rounds'];
 /** Rounds of each concurrency's parts (see the module comment). */
@@ -171,9 +178,6 @@ function writeSteps(dir: string): void {
   );
 }
 
-/** Figures of one round at one concurrency, as {@link run} reports them. */
-type Pass = Pick<BenchResult, 'metrics' | 'baselines' | 'ratios'>;
-
 /**
  * One round at concurrency `c`: raw commits, the engine, and on PostgreSQL the floor, one
  * after another for `seconds` each, their figures into `pass`.
@@ -186,7 +190,7 @@ async function measureRound(
   c: number,
   seconds: number,
   label: string,
-  pass: Pass,
+  pass: BenchFigures,
   progress: (message: string) => void,
 ): Promise<void> {
   progress(`${label}: raw commits for ${seconds}s`);
@@ -287,9 +291,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           await admin.query(`ANALYZE ${WORKFLOW_TABLES.map((t) => `${schema}.${t}`).join(', ')}`);
         }
         for (const c of [1, 32]) {
-          const passes: Pass[] = [];
+          const passes: BenchFigures[] = [];
           for (let r = 1; r <= rounds; r++) {
-            const pass: Pass = { metrics: {}, baselines: {}, ratios: {} };
+            const pass: BenchFigures = { metrics: {}, baselines: {}, ratios: {} };
             const label =
               rounds > 1 ? `${target.prefix} c${c} round ${r}/${rounds}` : `${target.prefix} c${c}`;
             await measureRound(
@@ -305,11 +309,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
             );
             passes.push(pass);
           }
-          for (const part of ['metrics', 'baselines', 'ratios'] as const)
-            medians(
-              passes.map((p) => p[part]),
-              result[part],
-            );
+          medians(passes, result);
           if (rounds > 1)
             result.notes.push(
               `${target.prefix} c${c}: ${rounds} rounds; figures are medians, ratios the median of each round's own (steps ÷ raw by round: ${passes.map((p) => p.ratios[`${target.prefix}_steps_vs_raw_c${c}`]).join(', ')})`,

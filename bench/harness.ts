@@ -31,15 +31,22 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Each figure's median over the rounds that have it, into `into` (null where none has it). */
-export function medians(
-  rounds: readonly Record<string, number | null>[],
-  into: Record<string, number | null>,
-): void {
-  const keys = new Set(rounds.flatMap((r) => Object.keys(r)));
-  for (const key of keys) {
-    const values = rounds.map((r) => r[key]).filter((v): v is number => typeof v === 'number');
-    into[key] = values.length > 0 ? round(median(values)) : null;
+/** The figures of a result, or of one round of it. */
+export type BenchFigures = Pick<BenchResult, 'metrics' | 'baselines' | 'ratios'>;
+
+/**
+ * Each figure's median over the `rounds` that have it, into `into` (null where none has it):
+ * a ratio is then the median of the rounds' own ratios, not a ratio of medians.
+ */
+export function medians(rounds: readonly BenchFigures[], into: BenchFigures): void {
+  for (const part of ['metrics', 'baselines', 'ratios'] as const) {
+    const keys = new Set(rounds.flatMap((r) => Object.keys(r[part])));
+    for (const key of keys) {
+      const values = rounds
+        .map((r) => r[part][key])
+        .filter((v): v is number => typeof v === 'number');
+      into[part][key] = values.length > 0 ? round(median(values)) : null;
+    }
   }
 }
 

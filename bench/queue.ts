@@ -241,18 +241,7 @@ async function measureThroughput(
     throughputRatios(s, pass);
     rounds.push(pass);
   }
-  medians(
-    rounds.map((r) => r.metrics),
-    result.metrics,
-  );
-  medians(
-    rounds.map((r) => r.baselines),
-    result.baselines,
-  );
-  medians(
-    rounds.map((r) => r.ratios),
-    result.ratios,
-  );
+  medians(rounds, result);
   result.notes.push(...new Set(rounds.flatMap((r) => r.notes)));
   if (s.rounds > 1) {
     const headline = rounds.map((r) => r.ratios[`vs_best_peer_${s.processes.at(-1)}w`]);

@@ -17,6 +17,8 @@ import { createWasmRunner, mapWasmSource, sha256Hex } from '../../runtime/index.
 
 /** WAL pages one offline approval of pos_payment writes (docs/reference/schema.md). */
 export const PAYMENT_WAL_PAGES = 31;
+/** How long the server keeps an idle keep-alive connection (see `startFloor`). */
+const IDLE_KEEP_ALIVE_MS = 120_000;
 /** The agent's `wal_autocheckpoint` backstop (edge/agent/walCheckpoints.ts). */
 const BACKSTOP_PAGES = 10_000;
 
@@ -81,6 +83,9 @@ export async function startFloor(
       });
     });
   });
+  // the POS's keep-alive connection waits idle while the agent is measured between rounds: the
+  // default 5 s would close it under a request the POS is sending (as fastify's 72 s does not)
+  server.keepAliveTimeout = IDLE_KEEP_ALIVE_MS;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
