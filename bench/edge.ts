@@ -67,8 +67,8 @@
  * - Rounds: the payments one at a time are measured in `--rounds` rounds (3), each posting
  *   `--payments` to the agent and then as many to the floor, whose server is up (and idle)
  *   from the end of the agent's warm-up. This machine's speed drifts over minutes, and a ratio
- *   of two measurements taken minutes apart carried the drift: p50 ÷ the floor's p50 was
- *   1.66–2.05 over 3 runs of one day (November 30th, 2026). Figures are medians over the
+ *   of two measurements taken minutes apart can carry the drift (p50 ÷ the floor's p50 was
+ *   1.66–2.05 over 3 runs of one day, November 30th, 2026). Figures are medians over the
  *   rounds, each ratio the median of the rounds' own; the CPU job is sized to the median p50.
  * - Sync: `--records` (10,000) signed SAF records queued in the agent's database, uploaded by
  *   the SAF sync (batches of 500) to an in-process gateway on PostgreSQL (DATABASE_URL, a

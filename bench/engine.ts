@@ -178,20 +178,27 @@ function writeSteps(dir: string): void {
   );
 }
 
+/** One round of parts at one concurrency (see {@link measureRound}). */
+interface Round {
+  store: Store;
+  /** The floor, on PostgreSQL. */
+  floor: EngineFloor | undefined;
+  stepsRoot: string;
+  prefix: 'pg' | 'sqlite';
+  c: number;
+  seconds: number;
+  /** How progress names the round. */
+  label: string;
+  progress: (message: string) => void;
+}
+
 /**
  * One round at concurrency `c`: raw commits, the engine, and on PostgreSQL the floor, one
  * after another for `seconds` each, their figures into `pass`.
  */
 async function measureRound(
-  store: Store,
-  floor: EngineFloor | undefined,
-  stepsRoot: string,
-  prefix: 'pg' | 'sqlite',
-  c: number,
-  seconds: number,
-  label: string,
+  { store, floor, stepsRoot, prefix, c, seconds, label, progress }: Round,
   pass: BenchFigures,
-  progress: (message: string) => void,
 ): Promise<void> {
   progress(`${label}: raw commits for ${seconds}s`);
   const rawRun = await withCpu(() => rawCommits(store, c, seconds));
@@ -297,15 +304,17 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
             const label =
               rounds > 1 ? `${target.prefix} c${c} round ${r}/${rounds}` : `${target.prefix} c${c}`;
             await measureRound(
-              store,
-              floor,
-              stepsRoot,
-              target.prefix,
-              c,
-              seconds,
-              label,
+              {
+                store,
+                floor,
+                stepsRoot,
+                prefix: target.prefix,
+                c,
+                seconds,
+                label,
+                progress: options.progress,
+              },
               pass,
-              options.progress,
             );
             passes.push(pass);
           }
