@@ -62,11 +62,19 @@ export function loadLocalToken(file: string): LocalToken {
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
+/** The last token's digest: an agent checks every request against the same token. */
+let expected: { token: string; digest: Buffer } | undefined;
+
+const tokenDigest = (token: string) =>
+  expected?.token === token
+    ? expected.digest
+    : (expected = { token, digest: digest(token) }).digest;
+
 /** Whether the `Authorization` header `header` carries `Bearer <token>` (constant time). */
 export function bearerMatches(token: string, header: string | undefined): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   const offered = match?.[1] ?? '';
   // always compare, also when nothing was offered, so timing does not tell the cases apart
-  const same = timingSafeEqual(digest(token), digest(offered));
+  const same = timingSafeEqual(tokenDigest(token), digest(offered));
   return same && offered.length > 0;
 }
