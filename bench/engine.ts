@@ -9,7 +9,7 @@
  * measures a floor (engine/floor.ts): the rows the engine writes per workflow — its row
  * inserted, then updated once per step with its state and actor snapshot; 7 audit rows, 5
  * metric rows, a heartbeat inserted and deleted — written by hand in the same tables, in the
- * engine's 6 statements per workflow (grouped 8 workflows to a statement at 32, as the
+ * engine's 6 statements per workflow (grouped 16 workflows to a statement at 32, as the
  * engine's group commit does). Steps/s ÷ floor steps/s is the engine's own share.
  *
  * Each part also reports the CPU it costs per step or per raw commit — this process's and
@@ -41,7 +41,12 @@ import {
   type Store,
 } from '../runtime/index.js';
 import { cpuBetween, readCpu } from './cpu.js';
-import { type EngineFloor, openEngineFloor } from './engine/floor.js';
+import {
+  BATCH as FLOOR_BATCH,
+  type EngineFloor,
+  IN_FLIGHT as FLOOR_IN_FLIGHT,
+  openEngineFloor,
+} from './engine/floor.js';
 import {
   type BenchFigures,
   type BenchOptions,
@@ -272,7 +277,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   );
   if (url)
     result.notes.push(
-      `pg_floor_*: the engine's rows for each ${STEPS}-step workflow written by hand (pg, prepared statements, no Saffron code) in the same schema — creation (workflow row, WORKFLOW_STARTED, heartbeat), then per step the row updated at its version with state and actor snapshot, STEP_EXECUTED and a step_duration_ms metric (the last step: COMPLETED, WORKFLOW_COMPLETED, heartbeat deleted) — in the engine's ${STEPS + 1} statements per workflow; at c32 8 workflows to a statement and 4 statements open, as the engine's group commit; generic plans (plan_cache_mode)`,
+      `pg_floor_*: the engine's rows for each ${STEPS}-step workflow written by hand (pg, prepared statements, no Saffron code) in the same schema — creation (workflow row, WORKFLOW_STARTED, heartbeat), then per step the row updated at its version with state and actor snapshot, STEP_EXECUTED and a step_duration_ms metric (the last step: COMPLETED, WORKFLOW_COMPLETED, heartbeat deleted) — in the engine's ${STEPS + 1} statements per workflow; at c32 ${FLOOR_BATCH} workflows to a statement and ${FLOOR_IN_FLIGHT} statements open, as the engine's group commit; generic plans (plan_cache_mode)`,
     );
   try {
     for (const target of targets) {

@@ -118,9 +118,10 @@ export interface RuntimeOptions {
   /** How often a running workflow's heartbeat is refreshed (default 30 s). */
   heartbeatIntervalMs?: number;
   /**
-   * Most step commits of concurrent workflows written in one transaction (default 8; 1
-   * disables batching). Small batches with several in flight keep the database's cores busy
-   * in parallel; one large batch would serialize every workflow behind one statement.
+   * Most step commits of concurrent workflows written in one transaction (default 16 on
+   * PostgreSQL, 64 on SQLite; 1 disables batching). On PostgreSQL two such transactions are
+   * open at once: while one is written the next gathers, where one large batch would
+   * serialize every workflow behind one statement.
    */
   maxCommitBatch?: number;
   /**

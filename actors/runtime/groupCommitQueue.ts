@@ -89,11 +89,16 @@ function fold(parts: Pending[]): Pending | undefined {
 /**
  * A queue over `store` that puts at most `maxBatch` plans in one transaction and keeps at
  * most `maxInFlight` transactions open at once (SQLite has one writer: use 1).
+ *
+ * On PostgreSQL, two transactions of up to 16 plans: while one is written, the next gathers.
+ * That holds as many plans in flight as four of 8 did, in half the statements, and the
+ * database's cores go to writing rows rather than to more sessions at once (bench engine at
+ * concurrency 32: more steps/s and a shorter tail; bench/results/history.md).
  */
 export function createGroupCommitQueue(
   store: Store,
-  maxBatch = store.dialect === 'sqlite' ? 64 : 8,
-  maxInFlight = store.dialect === 'sqlite' ? 1 : 4,
+  maxBatch = store.dialect === 'sqlite' ? 64 : 16,
+  maxInFlight = store.dialect === 'sqlite' ? 1 : 2,
   durability: StepDurability = 'every-step',
   holdMs = HOLD_MS,
   onWritten?: (plans: readonly CommitPlan[]) => void,

@@ -22,7 +22,7 @@
  *
  * Grouping: at concurrency 1 every statement carries one workflow, as the engine's. Above it
  * the engine's group commit puts up to {@link BATCH} workflows' commits in one statement with
- * up to {@link IN_FLIGHT} statements open (at 32: always 8 and 4); the floor does the same,
+ * up to {@link IN_FLIGHT} statements open (at 32: always 16 and 2); the floor does the same,
  * with lanes of `BATCH` workflows in lockstep, so it pays the same transactions, WAL flushes
  * and round trips per step, and what is left between the two is the engine's CPU and the cost
  * of its general statement.
@@ -37,9 +37,9 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 
 /** Workflows per statement at most: the engine's group commit batch on PostgreSQL. */
-const BATCH = 8;
+export const BATCH = 16;
 /** Statements open at once at most: the engine's group commit transactions in flight. */
-const IN_FLIGHT = 4;
+export const IN_FLIGHT = 2;
 
 const CREATE = `
 WITH w AS (
