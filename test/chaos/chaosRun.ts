@@ -30,7 +30,7 @@ import { startAgentHosts, type AgentHosts } from './agentHosts.js';
 import type { CloudBacklog } from './cloudBacklog.js';
 import { writeCloudFlow } from './cloudFlow.js';
 import { createChaosCloud, type ChaosCloud } from './cloudProcesses.js';
-import { drainAfterStorm, waitForWebhooks } from './drain.js';
+import { drainAfterStorm, waitForFleetOffline, waitForWebhooks } from './drain.js';
 import { planFaults } from './faultPlan.js';
 import { setUpFleet, type ChaosFleet } from './fleet.js';
 import { checkInvariants } from './invariants/checkInvariants.js';
@@ -216,7 +216,13 @@ export async function runChaos(
 
     // 5. stop and check
     await hosts.stop();
-    // the terminals' goodbyes (device.offline) are webhook events too: let them go out
+    // the terminals' goodbyes (device.offline) are webhook events too: once the gateways have
+    // written them (presence is written behind), let them go out
+    await waitForFleetOffline(
+      store,
+      fleet.devices.map((d) => d.deviceId),
+      60_000,
+    );
     await waitForWebhooks(store, webhookIds, 60_000);
     await cloud.stop();
     const checkStart = Date.now();

@@ -59,6 +59,32 @@ export async function drainAfterStorm(options: {
   return result;
 }
 
+/**
+ * Wait (at most `timeoutMs`) until the cloud has recorded every device of `deviceIds` as gone
+ * (neither ONLINE nor SYNCING). A gateway writes presence behind, so a terminal's goodbye —
+ * and the `device.offline` event written in the same transaction — reaches the database an
+ * interval or more after its socket closed; whoever waits for that event's delivery must
+ * first wait for the event to exist.
+ */
+export async function waitForFleetOffline(
+  store: CloudStore,
+  deviceIds: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const rows = await store.cloud
+      .selectFrom('edge_devices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('device_id', 'in', deviceIds)
+      .where('status', 'in', ['ONLINE', 'SYNCING'])
+      .execute()
+      .catch(() => null);
+    if (rows && Number(rows[0]?.n ?? 0) === 0) return;
+    await sleep(250);
+  }
+}
+
 /** Wait (at most `timeoutMs`) until the run's webhook deliveries are all delivered. */
 export async function waitForWebhooks(
   store: CloudStore,
