@@ -238,11 +238,5 @@ function commitStatement(
       DELETE FROM workflow_heartbeats AS h USING u
       WHERE h.workflow_id = u.id AND h.workflow_id = ANY(${rows('hd')}::uuid[])
     )`);
-  return sql<{ id: string }>`
-    WITH ${sql.join(
-      ctes,
-      sql`,
-    `,
-    )}
-    SELECT id FROM u`;
+  return sql<{ id: string }>`WITH ${sql.join(ctes)} SELECT id FROM u`;
 }
