@@ -59,6 +59,19 @@ export async function drainAfterStorm(options: {
   return result;
 }
 
+/** Ask `done` every `everyMs` until it says yes or `timeoutMs` have passed; a failed ask is a no. */
+async function waitUntil(
+  done: () => Promise<boolean>,
+  timeoutMs: number,
+  everyMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await done().catch(() => false)) return;
+    await sleep(everyMs);
+  }
+}
+
 /**
  * Wait (at most `timeoutMs`) until the cloud has recorded every device of `deviceIds` as gone
  * (neither ONLINE nor SYNCING). A gateway writes presence behind, so a terminal's goodbye —
@@ -66,35 +79,30 @@ export async function drainAfterStorm(options: {
  * interval or more after its socket closed; whoever waits for that event's delivery must
  * first wait for the event to exist.
  */
-export async function waitForFleetOffline(
+export function waitForFleetOffline(
   store: CloudStore,
   deviceIds: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const rows = await store.cloud
+  const online = () =>
+    store.cloud
       .selectFrom('edge_devices')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('device_id', 'in', deviceIds)
       .where('status', 'in', ['ONLINE', 'SYNCING'])
-      .execute()
-      .catch(() => null);
-    if (rows && Number(rows[0]?.n ?? 0) === 0) return;
-    await sleep(250);
-  }
+      .execute();
+  return waitUntil(async () => Number((await online())[0]?.n ?? 0) === 0, timeoutMs, 250);
 }
 
 /** Wait (at most `timeoutMs`) until the run's webhook deliveries are all delivered. */
-export async function waitForWebhooks(
+export function waitForWebhooks(
   store: CloudStore,
   webhookIds: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const backlog = await readCloudBacklog(store, webhookIds).catch(() => null);
-    if (backlog?.undeliveredWebhooks === 0) return;
-    await sleep(1_000);
-  }
+  return waitUntil(
+    async () => (await readCloudBacklog(store, webhookIds)).undeliveredWebhooks === 0,
+    timeoutMs,
+    1_000,
+  );
 }
