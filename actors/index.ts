@@ -40,7 +40,11 @@ export {
   type StartManyOptions,
   type StartOptions,
 } from './runtime/createRuntime.js';
-export type { StepDurability } from './runtime/groupCommitQueue.js';
+export {
+  POSTGRES_COMMIT_BATCH,
+  POSTGRES_COMMITS_IN_FLIGHT,
+  type StepDurability,
+} from './runtime/groupCommitQueue.js';
 export {
   INSPECT_PROTOCOL_VERSION,
   INSPECTION_MESSAGE_TYPES,

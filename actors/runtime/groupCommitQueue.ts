@@ -35,6 +35,11 @@ import { commitOnePlan, commitPlanBatch } from './writePlans.js';
 /** When step commits are flushed to disk (see the module comment). */
 export type StepDurability = 'every-step' | 'boundaries';
 
+/** Plans per transaction on PostgreSQL by default (see {@link createGroupCommitQueue}). */
+export const POSTGRES_COMMIT_BATCH = 16;
+/** Transactions open at once on PostgreSQL by default (see {@link createGroupCommitQueue}). */
+export const POSTGRES_COMMITS_IN_FLIGHT = 2;
+
 /** How long `boundaries` holds an intermediate step's commit at most (see the module comment). */
 export const HOLD_MS = 50;
 
@@ -97,8 +102,8 @@ function fold(parts: Pending[]): Pending | undefined {
  */
 export function createGroupCommitQueue(
   store: Store,
-  maxBatch = store.dialect === 'sqlite' ? 64 : 16,
-  maxInFlight = store.dialect === 'sqlite' ? 1 : 2,
+  maxBatch = store.dialect === 'sqlite' ? 64 : POSTGRES_COMMIT_BATCH,
+  maxInFlight = store.dialect === 'sqlite' ? 1 : POSTGRES_COMMITS_IN_FLIGHT,
   durability: StepDurability = 'every-step',
   holdMs = HOLD_MS,
   onWritten?: (plans: readonly CommitPlan[]) => void,

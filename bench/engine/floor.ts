@@ -35,11 +35,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
+import { POSTGRES_COMMIT_BATCH, POSTGRES_COMMITS_IN_FLIGHT } from '../../actors/index.js';
 
 /** Workflows per statement at most: the engine's group commit batch on PostgreSQL. */
-export const BATCH = 16;
+export const BATCH = POSTGRES_COMMIT_BATCH;
 /** Statements open at once at most: the engine's group commit transactions in flight. */
-export const IN_FLIGHT = 2;
+export const IN_FLIGHT = POSTGRES_COMMITS_IN_FLIGHT;
 
 const CREATE = `
 WITH w AS (
