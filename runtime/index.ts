@@ -113,6 +113,7 @@ export {
   threadsExecutor,
   timeOrderedIds,
   withSignal,
+  withSignalAndLog,
   WORKFLOW_ERROR_CODES,
   WorkflowError,
   type WorkflowErrorCode,

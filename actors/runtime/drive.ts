@@ -8,7 +8,6 @@
  * with the same idempotency key); a crash after the commit repeats nothing.
  */
 import {
-  createStepLogger,
   executeStep,
   getWorkflow,
   invokeStepFunction,
@@ -16,7 +15,7 @@ import {
   noEffects,
   StepError,
   WorkflowError,
-  withSignal,
+  withSignalAndLog,
   type JsonObject,
   type StepContext,
   type StepDefinition,
@@ -105,16 +104,19 @@ function stepContext(
   const key = current.live.compiled.keyOf(step.name)!;
   // a step run ahead in a wave gets the visit and attempt it will have when reached
   const visit = ahead ? (ctx.visits[key] ?? 0) + 1 : (ctx.visits[key] ?? 1);
-  return withSignal({
-    workflowId: current.record.id,
-    workflowType: current.record.workflowType,
-    stepName: step.name,
-    attempt: ahead ? 1 : ctx.attempt + 1,
-    idempotencyKey: `${current.record.id}:${step.name}:${visit}`,
-    ...(input ? { input } : {}),
-    secrets: internals.secrets,
-    log: createStepLogger(effects, step.name),
-  });
+  return withSignalAndLog(
+    {
+      workflowId: current.record.id,
+      workflowType: current.record.workflowType,
+      stepName: step.name,
+      attempt: ahead ? 1 : ctx.attempt + 1,
+      idempotencyKey: `${current.record.id}:${step.name}:${visit}`,
+      ...(input ? { input } : {}),
+      secrets: internals.secrets,
+    },
+    effects,
+    step.name,
+  );
 }
 
 /** Run the most recently registered compensation and commit its record. */
@@ -136,17 +138,20 @@ async function compensateOne(internals: Internals, current: LiveWorkflow): Promi
       'compensation',
     );
   const effects = noEffects();
-  const context: StepContext = withSignal({
-    workflowId: id,
-    workflowType: current.record.workflowType,
-    stepName: entry.step,
-    attempt: 1,
-    idempotencyKey: `${id}:compensate:${entry.step}:${ctx.saga.length}`,
-    secrets: internals.secrets,
-    log: createStepLogger(effects, entry.step),
-    compensating: true,
-    error: ctx.error,
-  });
+  const context: StepContext = withSignalAndLog(
+    {
+      workflowId: id,
+      workflowType: current.record.workflowType,
+      stepName: entry.step,
+      attempt: 1,
+      idempotencyKey: `${id}:compensate:${entry.step}:${ctx.saga.length}`,
+      secrets: internals.secrets,
+      compensating: true,
+      error: ctx.error,
+    },
+    effects,
+    entry.step,
+  );
   await fault(internals, 'before-step', id, entry.step);
   const before = current.record.state;
   const result = await invokeStepFunction(internals.executor, entry.fn, before, context);

@@ -25,7 +25,6 @@
  */
 import {
   claimTasks,
-  createStepLogger,
   failUnfinishedTasks,
   invokeStepFunction,
   listTaskGroup,
@@ -34,7 +33,7 @@ import {
   stepAbort,
   StepError,
   toError,
-  withSignal,
+  withSignalAndLog,
   type ClaimedTask,
   type JsonObject,
   type StepAbort,
@@ -135,7 +134,7 @@ async function runClaimedTask(
 ): Promise<void> {
   const effects = noEffects();
   const name = typeof task.context.taskName === 'string' ? task.context.taskName : task.stepName;
-  const context: StepContext = withSignal(
+  const context: StepContext = withSignalAndLog(
     {
       workflowId: task.workflowId,
       workflowType: typeof task.context.workflowType === 'string' ? task.context.workflowType : '',
@@ -145,8 +144,9 @@ async function runClaimedTask(
       idempotencyKey:
         typeof task.context.idempotencyKey === 'string' ? task.context.idempotencyKey : task.id,
       secrets: internals.secrets,
-      log: createStepLogger(effects, task.stepName),
     },
+    effects,
+    task.stepName,
     run.abort,
   );
   let finish: TaskFinish;

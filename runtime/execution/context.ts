@@ -70,23 +70,55 @@ export interface StepAbort {
   abort(reason: Error): void;
 }
 
+/** {@link StepAbort} as a class: its accessor lives on the prototype, not in each instance. */
+class LazyAbort implements StepAbort {
+  #controller: AbortController | undefined;
+  #early: Error | undefined;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#early !== undefined) this.#controller.abort(this.#early);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: Error): void {
+    if (this.#controller) this.#controller.abort(reason);
+    else this.#early ??= reason;
+  }
+}
+
 /** A new {@link StepAbort}. */
 export function stepAbort(): StepAbort {
-  let controller: AbortController | undefined;
-  let early: Error | undefined;
-  return {
-    get signal() {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (early !== undefined) controller.abort(early);
-      }
-      return controller.signal;
-    },
-    abort(reason) {
-      if (controller) controller.abort(reason);
-      else early ??= reason;
-    },
-  };
+  return new LazyAbort();
+}
+
+/** What a context's `signal` and `log` accessors read, kept on the context under a symbol. */
+interface LazyParts {
+  abort: StepAbort;
+  logTo?: { effects: StepEffects; stepName: string };
+  log?: StepLogger;
+}
+
+const PARTS = Symbol('stepContextParts');
+type WithParts = { [PARTS]: LazyParts };
+
+// One getter function for every context: each context's own closure would give each its own
+// hidden class (about 1 KB a step, where these take a few dozen bytes).
+function readSignal(this: WithParts): AbortSignal {
+  return this[PARTS].abort.signal;
+}
+
+function readLog(this: WithParts): StepLogger {
+  const parts = this[PARTS];
+  parts.log ??= createStepLogger(parts.logTo!.effects, parts.logTo!.stepName);
+  return parts.log;
+}
+
+function attachParts<T extends object>(context: T, parts: LazyParts): void {
+  Object.defineProperty(context, PARTS, { value: parts });
+  Object.defineProperty(context, 'signal', { get: readSignal, enumerable: true });
 }
 
 /**
@@ -98,10 +130,23 @@ export function withSignal<T extends object>(
   context: T,
   abort: StepAbort = stepAbort(),
 ): T & { readonly signal: AbortSignal } {
-  return Object.defineProperty(context, 'signal', {
-    get: () => abort.signal,
-    enumerable: true,
-  }) as T & { readonly signal: AbortSignal };
+  attachParts(context, { abort });
+  return context as T & { readonly signal: AbortSignal };
+}
+
+/**
+ * `context` with its `signal` (as {@link withSignal}) and its `log`, a logger appending to
+ * `effects.logs` for `stepName` that is made when first read: most steps never log.
+ */
+export function withSignalAndLog<T extends object>(
+  context: T,
+  effects: StepEffects,
+  stepName: string,
+  abort: StepAbort = stepAbort(),
+): T & { readonly signal: AbortSignal; readonly log: StepLogger } {
+  attachParts(context, { abort, logTo: { effects, stepName } });
+  Object.defineProperty(context, 'log', { get: readLog, enumerable: true });
+  return context as T & { readonly signal: AbortSignal; readonly log: StepLogger };
 }
 
 /** The plain-data view of a context that expressions and templates see as `context`. */

@@ -4,6 +4,7 @@ export {
   createStepLogger,
   stepAbort,
   withSignal,
+  withSignalAndLog,
   type StepAbort,
   type StepContext,
   type StepLogger,

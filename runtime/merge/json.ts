@@ -13,12 +13,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Set `target[key]` as an own data property, whatever the key (no `__proto__` setter). */
 export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
+  // only `__proto__` is an accessor on Object.prototype; every other key assigns as data
+  if (key !== '__proto__') target[key] = value;
+  else
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
 }
 
 /**
@@ -29,7 +32,8 @@ export function copyJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(copyJson);
   if (!isPlainObject(value)) return value;
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) defineOwn(copy, key, copyJson(item));
+  for (const key in value)
+    if (Object.hasOwn(value, key)) defineOwn(copy, key, copyJson(value[key]));
   return copy;
 }
 

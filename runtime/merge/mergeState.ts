@@ -36,7 +36,9 @@ interface MergeWalk {
 /** Collect unsafe keys in the nested plain objects of `value` (DEEP merges walk them all). */
 function collectUnsafe(value: unknown, path: string, out: string[]): void {
   if (!isPlainObject(value)) return;
-  for (const [key, item] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = value[key];
     const keyPath = childPath(path, key);
     if (UNSAFE_KEYS.has(key)) out.push(keyPath);
     else collectUnsafe(item, keyPath, out);
@@ -59,7 +61,10 @@ function mergeObjects(
   walk: MergeWalk,
 ): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const [key, existing] of Object.entries(current)) {
+  // for…in, not Object.entries, here and below: a pair per member adds up over every step
+  for (const key in current) {
+    if (!Object.hasOwn(current, key)) continue;
+    const existing = current[key];
     if (!Object.hasOwn(updates, key)) {
       defineOwn(result, key, copyJson(existing));
     } else if (UNSAFE_KEYS.has(key)) {
@@ -68,8 +73,9 @@ function mergeObjects(
       defineOwn(result, key, mergeValue(existing, updates[key], childPath(path, key), walk));
     }
   }
-  for (const [key, update] of Object.entries(updates)) {
-    if (Object.hasOwn(current, key)) continue;
+  for (const key in updates) {
+    if (!Object.hasOwn(updates, key) || Object.hasOwn(current, key)) continue;
+    const update = updates[key];
     const keyPath = childPath(path, key);
     if (UNSAFE_KEYS.has(key)) {
       walk.unsafe.push(keyPath);

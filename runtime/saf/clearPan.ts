@@ -278,10 +278,14 @@ function scan(value: unknown, trail: (string | number)[]): boolean | undefined {
     return splitAcross(value) ? false : undefined;
   }
   if (value !== null && typeof value === 'object') {
-    for (const [key, member] of Object.entries(value)) {
+    // for…in, not Object.entries: this runs over every step's state, and entries allocates
+    // a pair per member
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
       if (containsClearPan(key)) return true;
       trail.push(key);
-      const hit = scan(member, trail);
+      const hit = scan(record[key], trail);
       if (hit !== undefined) return hit;
       trail.pop();
     }

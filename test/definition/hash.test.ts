@@ -108,6 +108,26 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('is byte for byte the plain definition: sorted members, no whitespace (property)', () => {
+    // the definition spelled out with arrays, as a reference for the one-string writer
+    const plain = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+      if (Array.isArray(value)) return `[${value.map((item) => plain(item)).join(',')}]`;
+      const record = value as Record<string, unknown>;
+      const members = Object.keys(record)
+        .filter((key) => record[key] !== undefined)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${plain(record[key])}`);
+      return `{${members.join(',')}}`;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.array(fc.nat(), { minLength: 1 }), (value, choices) => {
+        expect(canonicalJson(value)).toBe(plain(value));
+        expect(canonicalJson(reorder(value, choices))).toBe(plain(value));
+      }),
+    );
+  });
+
   it('sorts keys and drops undefined members', () => {
     expect(canonicalJson({ b: 1, a: [true, null], c: undefined, d: { z: 'x', y: -0 } })).toBe(
       '{"a":[true,null],"b":1,"d":{"y":0,"z":"x"}}',

@@ -1,7 +1,8 @@
 /**
  * Step contexts: `signal` is made on first read (one per context), an abort that comes
- * before that read is kept, and the scope expressions and templates see is plain data without
- * `signal`, `secrets` or `log`.
+ * before that read is kept, `log` (when made on first read too) writes to its own step's
+ * effects, and the scope expressions and templates see is plain data without `signal`,
+ * `secrets` or `log`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -11,6 +12,7 @@ import {
   noEffects,
   stepAbort,
   withSignal,
+  withSignalAndLog,
   type StepContext,
 } from '../../runtime/index.js';
 
@@ -83,6 +85,28 @@ describe('step context', () => {
     expect(c.signal.aborted).toBe(true);
     expect(c.signal.reason).toBe(first);
     expect(made).toBe(1);
+  });
+
+  it('gives a context made with its logger on first read the same logger each time, writing to its step', () => {
+    countControllers();
+    const effects = noEffects();
+    const other = noEffects();
+    const c: StepContext = withSignalAndLog({ ...FIELDS, secrets: mapSecrets({}) }, effects, 'one');
+    const d: StepContext = withSignalAndLog({ ...FIELDS, secrets: mapSecrets({}) }, other, 'two');
+    expect(Object.keys(c)).toEqual(expect.arrayContaining(['signal', 'log']));
+    expect(contextScope(c)).toEqual(FIELDS);
+    expect(c.log).toBe(c.log);
+    expect(c.log).not.toBe(d.log);
+    c.log('plain');
+    c.log.warn('careful', { n: 1 });
+    d.log.error('broken');
+    expect(effects.logs).toEqual([
+      { stepName: 'one', level: 'info', message: 'plain' },
+      { stepName: 'one', level: 'warn', message: 'careful', data: { n: 1 } },
+    ]);
+    expect(other.logs).toEqual([{ stepName: 'two', level: 'error', message: 'broken' }]);
+    expect(made).toBe(0); // logging reads no signal
+    expect(c.signal).not.toBe(d.signal);
   });
 
   it('aborts a signal already read, once', () => {
