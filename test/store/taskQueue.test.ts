@@ -334,6 +334,66 @@ for (const dialect of DIALECTS) {
         });
       });
 
+      it('writes the logs, heartbeats and heartbeat deletes of a batch that has them, and batches without', async () => {
+        const ended = await workflowWithTasks(store, ['a']);
+        const going = await workflowWithTasks(store, ['a']);
+        const quiet = await workflowWithTasks(store, ['a']);
+        await claim(store, 'worker-a', 10, at(10));
+        await sql`INSERT INTO workflow_heartbeats (workflow_id, worker_id, last_heartbeat)
+          VALUES (${ended.workflowId}, 'worker-a', ${at(10)})`.execute(store.db);
+        const goingOn = settleOf(going.workflowId, 0);
+        // with logs, a heartbeat delete (ended) and a heartbeat written (going, which goes on)
+        const first = await complete([
+          {
+            ...completed(ended.workflowId, ended.ids[0]!, {}),
+            settle: settleOf(ended.workflowId, 0),
+          },
+          {
+            ...completed(going.workflowId, going.ids[0]!, {}),
+            logs: [],
+            settle: {
+              ...goingOn,
+              update: { ...goingOn.update, status: 'ACTIVE', currentStep: 'next' },
+              audit: [goingOn.audit[0]!],
+              heartbeat: {
+                workflowId: going.workflowId,
+                workerId: 'worker-a',
+                currentStep: 'next',
+              },
+            },
+          },
+        ]);
+        // none of the three kinds
+        const second = await complete([
+          {
+            ...completed(quiet.workflowId, quiet.ids[0]!, {}),
+            logs: [],
+            settle: { ...settleOf(quiet.workflowId, 0), heartbeat: 'keep' },
+          },
+        ]);
+        expect([...first.values(), ...second.values()]).toEqual([
+          'recorded',
+          'recorded',
+          'recorded',
+        ]);
+        const logged = await sql<{ workflow_id: string; message: string }>`
+          SELECT workflow_id, message FROM workflow_execution_logs`.execute(store.db);
+        expect(logged.rows).toEqual([
+          { workflow_id: ended.workflowId, message: `ran ${ended.ids[0]!}` },
+        ]);
+        const beating = await sql<{ workflow_id: string; current_step: string | null }>`
+          SELECT workflow_id, current_step FROM workflow_heartbeats`.execute(store.db);
+        expect(beating.rows).toEqual([{ workflow_id: going.workflowId, current_step: 'next' }]);
+        expect(await getWorkflow(store, going.workflowId)).toMatchObject({
+          status: 'ACTIVE',
+          version: 1,
+        });
+        expect(await getWorkflow(store, quiet.workflowId)).toMatchObject({
+          status: 'COMPLETED',
+          version: 1,
+        });
+      });
+
       it('defers an outcome whose settle no longer applies, and records nothing of it', async () => {
         const stale = await workflowWithTasks(store, ['a']);
         const shared = await workflowWithTasks(store, ['a', 'b']);
