@@ -1,7 +1,7 @@
 /**
- * Plain-object tests, deep equality and copying for JSON-like state. Copies define own
- * properties instead of assigning them, so a `__proto__` key already present in a value is
- * kept as data and never turns into a prototype change.
+ * Plain-object tests, deep equality and copying for JSON-like state. Copies never assign a
+ * `__proto__` key: it is defined as an own data property, so one already present in a value
+ * is kept as data and never turns into a prototype change.
  */
 
 /** True for `{}`-style objects (prototype `Object.prototype` or `null`), not arrays or class instances. */
