@@ -97,7 +97,9 @@ export function stepAbort(): StepAbort {
 /** What a context's `signal` and `log` accessors read, kept on the context under a symbol. */
 interface LazyParts {
   abort: StepAbort;
-  logTo?: { effects: StepEffects; stepName: string };
+  /** Where the logger writes, for contexts with a `log`. */
+  effects?: StepEffects;
+  stepName?: string;
   log?: StepLogger;
 }
 
@@ -112,7 +114,7 @@ function readSignal(this: WithParts): AbortSignal {
 
 function readLog(this: WithParts): StepLogger {
   const parts = this[PARTS];
-  parts.log ??= createStepLogger(parts.logTo!.effects, parts.logTo!.stepName);
+  parts.log ??= createStepLogger(parts.effects!, parts.stepName!);
   return parts.log;
 }
 
@@ -144,7 +146,7 @@ export function withSignalAndLog<T extends object>(
   stepName: string,
   abort: StepAbort = stepAbort(),
 ): T & { readonly signal: AbortSignal; readonly log: StepLogger } {
-  attachParts(context, { abort, logTo: { effects, stepName } });
+  attachParts(context, { abort, effects, stepName });
   Object.defineProperty(context, 'log', { get: readLog, enumerable: true });
   return context as T & { readonly signal: AbortSignal; readonly log: StepLogger };
 }
