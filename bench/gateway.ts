@@ -31,8 +31,11 @@
  * - Handshakes per second while the idle connections open, against the same clients
  *   connecting to the bare `ws` server and to the handshake floor: a bare `ws` server that
  *   does only the protocol's work (verify the signed upgrade, challenge, verify the hello's
- *   proof, welcome) and nothing of Saffron; connects and 304 polls with two gateway processes
- *   on the same database.
+ *   proof, welcome) and nothing of Saffron; and to the durable handshake floor: the same
+ *   server plus the database work a gateway cannot skip at a device's first handshake after it
+ *   starts — the device's row read before its signature is checked, its ONLINE status and
+ *   `last_seen` written behind — batched as the gateway batches them; connects and 304 polls
+ *   with two gateway processes on the same database.
  * - The highest push rate that still completes with p99 ≤ 20 ms (doubling from the offered
  *   one, or halving from it when it misses), for the gateway and for the durable floor: on a
  *   machine where even the floor misses 20 ms at the offered rate, the fixed-rate goal asks
@@ -671,6 +674,44 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       );
     stop(handshake.child);
 
+    const durableHandshake = await start({
+      kind: 'durable-handshake',
+      databaseUrl: url,
+      schema,
+      poolSize: GATEWAY_POOL,
+      benchKey,
+    });
+    progress(
+      `baseline: ${s.connections} connections to the durable handshake floor (the floor + the device rows)`,
+    );
+    const durableHeld = await measureIdle({
+      server: durableHandshake.child,
+      url: durableHandshake.url,
+      benchKey,
+      first: idle,
+      count: s.connections,
+      subnet: 7,
+      progress,
+    });
+    result.baselines.durable_handshake_floor_connects_per_s = round(
+      durableHeld.held / durableHeld.connectSeconds,
+    );
+    if (durableHeld.cpuMsPerConnection) {
+      const cpu = durableHeld.cpuMsPerConnection;
+      result.baselines.durable_handshake_floor_connect_cpu_ms_server = round(cpu.server);
+      result.baselines.durable_handshake_floor_connect_cpu_ms_clients = round(cpu.clients);
+      result.baselines.durable_handshake_floor_connect_cpu_ms_postgres = round(cpu.postgres);
+    }
+    result.baselines.durable_handshake_floor_db_statements_per_handshake =
+      durableHeld.statementsPerConnection === null
+        ? null
+        : round(durableHeld.statementsPerConnection);
+    if (durableHeld.failed > 0)
+      result.notes.push(
+        `${durableHeld.failed} durable handshake floor connections failed (first: ${durableHeld.firstError})`,
+      );
+    stop(durableHandshake.child);
+
     const durable = await start({
       kind: 'durable-ws',
       databaseUrl: url,
@@ -793,6 +834,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         result.baselines.raw_ws_connects_per_s,
       ],
       [
+        'connects_vs_durable_handshake_floor',
+        result.metrics.connects_per_s,
+        result.baselines.durable_handshake_floor_connects_per_s,
+      ],
+      [
+        'durable_handshake_floor_vs_raw_ws',
+        result.baselines.durable_handshake_floor_connects_per_s,
+        result.baselines.raw_ws_connects_per_s,
+      ],
+      [
         'push_rtt_p99_vs_raw_echo',
         result.metrics.push_rtt_p99_ms,
         result.baselines.raw_ws_echo_rtt_p99_ms,
@@ -832,7 +883,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `durable_push_floor_rtt_*: the same paced rate over the same transports — the operator's HTTP POST (same keep-alive client) to a bare node http server (no fastify) that commits one row (autocommit, pool of ${GATEWAY_POOL}) before pushing the command on the device's bare ws socket and answering 201, and one before answering each ack — the two commits of a push round trip and nothing else; the push goal of ${PUSH_P99_GOAL_MS} ms p99 is reachable only if this floor is well below it`,
       `push_max_rate_per_s / durable_push_floor_max_rate_per_s: the highest offered rate, in steps doubling from the ${s.rate}/s offered (halving from it, down to ${PUSH_MIN_SEARCH_RATE}/s, when that one misses), that completes ≥ 99 % of the rate with round-trip p99 ≤ ${PUSH_P99_GOAL_MS} ms (0: none did), each step at least 2,000 commands; their ratio is the share of the floor's capacity at that latency the gateway keeps, which unlike a fixed rate carries over between machines`,
       "handshake_floor_*: the same clients and connections against a bare ws server (no fastify, no database) doing only the device protocol's work: verify the signed upgrade with the device's secret, send a random challenge, verify the hello's proof (same runtime/crypto functions), answer a welcome of the gateway's shape — what a connect costs before anything of Saffron (admission, authentication's caches, rate limits, sessions, presence, delivery)",
-      'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
+      "durable_handshake_floor_*: the handshake floor plus the database work a gateway cannot skip at a device's first handshake after it starts, and nothing else of Saffron: the device's row read before its signature is checked (its sealed secrets and whether commands wait for it; reads arriving together share one statement, one in flight at a time, after a 2 ms gather, as the gateway's credential reads), and the device recorded ONLINE with its last_seen once proven (OFFLINE when it goes), written behind every 250 ms in one statement — no actor snapshot, webhook event, admission, rate limit or delivery; durable_handshake_floor_vs_raw_ws is how much of the goal's baseline a durable gateway can reach on this machine, and connects_vs_durable_handshake_floor how much of that Saffron keeps",
+      'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_* / durable_handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
       `idle_event_loop_delay_* / raw_ws_idle_event_loop_delay_*: p99 and longest gap between the ticks of a 5 ms timer in the server process (monitorEventLoopDelay; about 5 ms while its event loop is free, a stall of X ms shows as about X + 5) while it held the idle connections ${IDLE_HOLD_MS / 1000} s with nothing else going on — one heartbeat interval of the gateway's and a second: its own periodic work over all its sessions, against a bare ws server holding as many`,
       'push_event_loop_delay_* / durable_push_floor_event_loop_delay_*: the same gaps over the push measurement at the offered rate, warm-up round included — a collection or a long synchronous pass holds every push in flight that long',
       `push_fleet_held_*: the push measurement (same rate, commands and ${PUSH_DEVICES} device sockets, its own warm-up round) run once more while the gateway still holds the idle connections, after their hold and before they close — the case of a gateway in service, whose heap, heartbeats and presence writes the push shares (push_fleet_held_cpu_ms_*: per command, warm-up round included, of the gateway, of PostgreSQL and of the client processes holding the idle connections); push_rtt_* and push_max_rate_per_s stay measured with the idle connections closed, as before, so their series carries on; durable_push_floor_fleet_held_*: the durable floor's push measured the same way, while the floor server holds as many idle device sockets (the same clients and handshake as the handshake floor; no server heartbeats, no presence) — what holding a fleet costs a push with nothing of Saffron`,

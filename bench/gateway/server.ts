@@ -15,6 +15,16 @@
  *   verifies the `hello`'s proof (4003 when wrong) and answers a `welcome` shaped like the
  *   gateway's. No database, no admission, no presence, no delivery, no proof deadline and no
  *   server heartbeats (the device's heartbeats are ignored, as the gateway does).
+ * - `durable-handshake`: the handshake floor plus the database work a gateway cannot skip at
+ *   a device's first handshake after it starts, and nothing else of Saffron: before the
+ *   signature is checked, the device's row is read from the benchmark's schema — its sealed
+ *   secrets and whether commands wait for it, as a resume needs (an unknown device is a 401;
+ *   the secret checked is still the derived one: opening the sealed one, an AES-GCM of 32
+ *   bytes, is left out) — with the reads that arrive together in one statement, one in flight
+ *   at a time; and once proven, the device is recorded ONLINE with its `last_seen` (OFFLINE
+ *   when its socket ends), written behind every 250 ms for all devices since, in one
+ *   statement. The gateway's own batching, without its actor snapshots, webhook events,
+ *   admission, rate limits or delivery.
  * - `bare-fastify`: fastify with one route shaped like the device config poll that answers
  *   304 when `If-None-Match` matches a fixed ETag: the baseline of the 304 path.
  * - `durable-ws`: the floor of a durable push, with nothing of Saffron: a bare node `http`
@@ -68,6 +78,13 @@ export type ServerSpec =
     }
   | { kind: 'raw-ws' }
   | { kind: 'challenge-ws'; benchKey: string }
+  | {
+      kind: 'durable-handshake';
+      databaseUrl: string;
+      schema: string;
+      poolSize: number;
+      benchKey: string;
+    }
   | { kind: 'bare-fastify'; etag: string }
   | {
       kind: 'durable-ws';
@@ -92,15 +109,19 @@ interface Challenged {
   challenge: string;
 }
 
+/** A signed upgrade of a device's own socket, its signature not yet checked. */
+interface SignedUpgrade {
+  deviceId: string;
+  path: string;
+  timestamp: string;
+  signature: string;
+}
+
 /**
- * The device of a signed upgrade of its own socket (`Authorization: Device <id>:<signature>`,
- * `X-Saffron-Timestamp` within the skew, no nonce, signed over `GET`, the path, the timestamp,
- * an empty nonce and an empty body) with its secret, or undefined.
+ * The parts of a signed upgrade of a device's own socket (`Authorization: Device
+ * <id>:<signature>`, `X-Saffron-Timestamp` within the skew, no nonce), or undefined.
  */
-function upgradedDevice(
-  request: IncomingMessage,
-  benchKey: string,
-): { deviceId: string; secret: string } | undefined {
+function signedUpgrade(request: IncomingMessage): SignedUpgrade | undefined {
   const [scheme, value = ''] = (request.headers.authorization ?? '').split(' ', 2);
   const colon = value.lastIndexOf(':');
   const timestamp = request.headers['x-saffron-timestamp'];
@@ -110,17 +131,40 @@ function upgradedDevice(
   if (!(Math.abs(Date.now() - Date.parse(timestamp)) <= SKEW_MS)) return undefined;
   const deviceId = value.slice(0, colon);
   if (path !== socketPathOf(deviceId)) return undefined;
-  const secret = deviceSecretOf(benchKey, deviceId);
-  const signed = { method: 'GET', pathWithQuery: path, timestamp, nonce: '', body: '' };
-  return verifyRequestSignature(secret, signed, value.slice(colon + 1))
-    ? { deviceId, secret }
-    : undefined;
+  return { deviceId, path, timestamp, signature: value.slice(colon + 1) };
 }
 
-/** A bare `ws` server doing the device handshake and nothing else (`challenge-ws`). */
-function challengeServer(benchKey: string) {
+/** Whether `upgrade` is signed with `secret` (over `GET`, the path, the timestamp, an empty nonce and body). */
+const signedWith = (upgrade: SignedUpgrade, secret: string): boolean =>
+  verifyRequestSignature(
+    secret,
+    {
+      method: 'GET',
+      pathWithQuery: upgrade.path,
+      timestamp: upgrade.timestamp,
+      nonce: '',
+      body: '',
+    },
+    upgrade.signature,
+  );
+
+/**
+ * What the durable handshake floor adds to the handshake: the device's row read before its
+ * signature is checked (`known`), and its connect and disconnect recorded (written behind).
+ */
+interface DeviceRows {
+  known(deviceId: string): Promise<boolean>;
+  connected(deviceId: string): void;
+  disconnected(deviceId: string): void;
+}
+
+/**
+ * A bare `ws` server doing the device handshake and nothing else (`challenge-ws`), or with
+ * `rows`, the handshake and the device's rows (`durable-handshake`).
+ */
+function challengeServer(benchKey: string, rows?: DeviceRows) {
   const server = createServer((_request, response) => response.writeHead(404).end());
-  const handshake = deviceHandshake(benchKey);
+  const handshake = deviceHandshake(benchKey, rows);
   server.on('upgrade', handshake.onUpgrade);
   return { server, wss: handshake.wss };
 }
@@ -128,8 +172,10 @@ function challengeServer(benchKey: string) {
 /**
  * The device protocol's handshake on a bare `ws` server, and nothing after it (the device's
  * heartbeats are ignored): an `upgrade` listener for device socket paths, and its sockets.
+ * With `rows`, an upgrade waits for the device's row before its signature is checked (an
+ * unknown device is a 401), and a proven socket's connect and end are recorded.
  */
-function deviceHandshake(benchKey: string) {
+function deviceHandshake(benchKey: string, rows?: DeviceRows) {
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -137,6 +183,12 @@ function deviceHandshake(benchKey: string) {
   });
   // dropped at the hello, as the gateway drops a proven session's challenge
   const challenged = new WeakMap<WebSocket, Challenged>();
+  // the device of each proven socket, when its rows are kept
+  const proven = new WeakMap<WebSocket, string>();
+  function onClose(this: WebSocket): void {
+    const deviceId = proven.get(this);
+    if (deviceId !== undefined) rows?.disconnected(deviceId);
+  }
   // shared listener, no closure per socket (as the gateway's sessions)
   function onMessage(this: WebSocket, data: Buffer): void {
     const asked = challenged.get(this);
@@ -155,6 +207,10 @@ function deviceHandshake(benchKey: string) {
       !verifySocketProof(secret, deviceId, challenge, frame.proof)
     )
       return this.close(4003, 'the hello must carry a valid proof of the challenge');
+    if (rows) {
+      proven.set(this, deviceId);
+      rows.connected(deviceId);
+    }
     this.send(
       JSON.stringify({
         type: 'welcome',
@@ -167,24 +223,123 @@ function deviceHandshake(benchKey: string) {
   function onError(this: WebSocket): void {
     this.terminate();
   }
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const device = upgradedDevice(request, benchKey);
-    if (device === undefined) {
-      socket.on('error', () => socket.destroy());
-      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+  const refuse = (socket: Duplex) => {
+    socket.on('error', destroyOnError);
+    socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  };
+  const accept = (
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    upgrade: SignedUpgrade,
+  ) => {
+    const secret = deviceSecretOf(benchKey, upgrade.deviceId);
+    if (!signedWith(upgrade, secret)) return refuse(socket);
     socket.cork(); // the 101 and the challenge in one write, as the gateway does
     wss.handleUpgrade(request, socket, head, (ws) => {
       const challenge = randomBytes(32).toString('base64url');
-      challenged.set(ws, { ...device, challenge });
+      challenged.set(ws, { deviceId: upgrade.deviceId, secret, challenge });
       ws.on('message', onMessage);
       ws.on('error', onError);
+      if (rows) ws.on('close', onClose);
       ws.send(JSON.stringify({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION }));
       socket.uncork();
     });
   };
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const upgrade = signedUpgrade(request);
+    if (upgrade === undefined) return refuse(socket);
+    if (!rows) return accept(request, socket, head, upgrade);
+    socket.on('error', destroyOnError); // while its row is read
+    rows.known(upgrade.deviceId).then(
+      (known) => (known ? accept(request, socket, head, upgrade) : refuse(socket)),
+      () => socket.destroy(),
+    );
+  };
   return { onUpgrade, wss };
+}
+
+function destroyOnError(this: Duplex): void {
+  this.destroy();
+}
+
+/** Most devices one read or one write of {@link deviceRows} carries. */
+const ROWS_BATCH = 500;
+/** How long a read that finds none in flight waits for others (the gateway's, for its credentials). */
+const READ_GATHER_MS = 2;
+/** How often connects and disconnects are written (the gateway's presence flush). */
+const PRESENCE_FLUSH_MS = 250;
+
+/**
+ * The database work of a device's first handshake with a gateway that cannot skip it, done
+ * as cheaply as it can be: the device's row read (its sealed secrets and whether commands
+ * wait for it; reads arriving together share one statement, one read in flight at a time),
+ * and its status and `last_seen` written behind, every device connected or gone since the
+ * last flush in one statement.
+ */
+function deviceRows(pool: pg.Pool): DeviceRows & { close(): Promise<void> } {
+  let waiting: { deviceId: string; done: (known: boolean, error?: Error) => void }[] = [];
+  let reading = false;
+  const read = async () => {
+    while (waiting.length > 0) {
+      const batch = waiting.slice(0, ROWS_BATCH);
+      waiting = waiting.slice(ROWS_BATCH);
+      try {
+        const { rows } = await pool.query<{ device_id: string }>({
+          name: 'floor-device-rows',
+          text: `SELECT d.device_id, d.secret_ciphertext, d.previous_secret_ciphertext,
+              d.previous_secret_expires_at,
+              EXISTS (SELECT 1 FROM device_commands AS c
+                WHERE c.device_id = d.device_id AND c.status IN ('PENDING', 'DELIVERED')) AS open
+            FROM edge_devices AS d
+            WHERE d.device_id = ANY ($1::text[])`,
+          values: [batch.map((w) => w.deviceId)],
+        });
+        const found = new Set(rows.map((r) => r.device_id));
+        for (const w of batch) w.done(found.has(w.deviceId));
+      } catch (error) {
+        for (const w of batch) w.done(false, error as Error);
+      }
+    }
+    reading = false;
+  };
+  const statuses = new Map<string, 'ONLINE' | 'OFFLINE'>();
+  let writing = Promise.resolve();
+  const flush = () => {
+    if (statuses.size === 0) return writing;
+    const values = [...statuses].map(([device_id, status]) => ({ device_id, status }));
+    statuses.clear();
+    writing = writing.then(async () => {
+      for (let i = 0; i < values.length; i += ROWS_BATCH)
+        await pool.query({
+          name: 'floor-device-status',
+          text: `UPDATE edge_devices AS d SET status = v.status, last_seen = now()
+            FROM jsonb_to_recordset($1::jsonb) AS v(device_id text, status text)
+            WHERE d.device_id = v.device_id`,
+          values: [JSON.stringify(values.slice(i, i + ROWS_BATCH))],
+        });
+    });
+    return writing;
+  };
+  const timer = setInterval(() => void flush(), PRESENCE_FLUSH_MS);
+  return {
+    known: (deviceId) =>
+      new Promise<boolean>((resolve, reject) => {
+        waiting.push({
+          deviceId,
+          done: (known, error) => (error ? reject(error) : resolve(known)),
+        });
+        if (reading) return;
+        reading = true;
+        setTimeout(() => void read(), READ_GATHER_MS);
+      }),
+    connected: (deviceId) => void statuses.set(deviceId, 'ONLINE'),
+    disconnected: (deviceId) => void statuses.set(deviceId, 'OFFLINE'),
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
 }
 
 /** Count every statement any pg client of this process sends (bench instrumentation only). */
@@ -235,6 +390,18 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
     }
     case 'challenge-ws': {
       const { server, wss } = challengeServer(spec.benchKey);
+      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+    }
+    case 'durable-handshake': {
+      const pool = new pg.Pool({
+        connectionString: spec.databaseUrl,
+        max: spec.poolSize,
+        options: `-c search_path=${spec.schema}`,
+      });
+      const { server, wss } = challengeServer(spec.benchKey, deviceRows(pool));
       await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;

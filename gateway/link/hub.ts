@@ -45,7 +45,12 @@ import { createCommandSigner, type CommandSigner } from './commandSigner.js';
 import { createAdmission } from './admission.js';
 import { CLOSE } from './frames.js';
 import { createPresenceWriter } from './presence.js';
-import { openSession, type DeviceSession, type SessionHost } from './session.js';
+import {
+  openSession,
+  type DeviceSession,
+  type SessionHost,
+  type SessionOptions,
+} from './session.js';
 import type { DeviceLinkSettings } from './settings.js';
 import { createTickWheel } from './tickWheel.js';
 
@@ -77,13 +82,14 @@ export interface DeviceHub {
   /** Seconds an upgrade refused by {@link admit} should wait (admission.ts). */
   retryAfterSeconds(): number;
   /**
-   * Serve a device's socket (its upgrade authenticated already); `release` frees its
-   * handshake slot. With `challenge` the socket must prove itself before it counts.
+   * Serve a device's socket (its upgrade authenticated already); `peer` is its TCP socket,
+   * whose address the session reads when its acks need it; `release` frees its handshake
+   * slot. With `challenge` the socket must prove itself before it counts.
    */
   accept(
     socket: WebSocket,
     deviceId: string,
-    sourceIp: string | null,
+    peer: SessionOptions['peer'],
     release?: () => void,
     challenge?: boolean,
   ): DeviceSession;
@@ -276,9 +282,9 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     signer,
     admit: () => admission.admit(),
     retryAfterSeconds: () => admission.retryAfterSeconds(),
-    accept(socket, deviceId, sourceIp, release, challenge = false) {
+    accept(socket, deviceId, peer, release, challenge = false) {
       const session = openSession(socket, deviceId, host, {
-        sourceIp,
+        peer,
         challenge,
         ...(release ? { onConnected: release } : {}),
       });

@@ -92,7 +92,12 @@ export interface SessionHost {
 
 /** What one session is opened with besides its socket and device. */
 export interface SessionOptions {
-  sourceIp: string | null;
+  /**
+   * Where the device's socket comes from (its TCP socket), for the audit rows of its acks.
+   * The address is read when first needed, not at the upgrade: reading it is a system call,
+   * and the handshake is what a reconnecting fleet waits on.
+   */
+  peer: { readonly remoteAddress?: string | undefined };
   /**
    * Challenge the socket and require a proof in the hello (an upgrade without a nonce).
    * Without it the session counts as proven at once (the deprecated nonce upgrade).
@@ -129,7 +134,9 @@ class Session implements DeviceSession {
   readonly ended: Promise<void>;
   private resolveEnded!: () => void;
   private chain: Promise<void> = Promise.resolve();
-  private readonly sourceIp: string | null;
+  private readonly peer: SessionOptions['peer'];
+  /** The device's address once read (null when the socket could not tell). */
+  private sourceIp: string | null | undefined = undefined;
   /** Called once the handshake is over; dropped then. */
   private onConnected: (() => void) | undefined;
   /** The challenge of an upgrade without a nonce; undefined once proven (or never asked). */
@@ -156,7 +163,7 @@ class Session implements DeviceSession {
     private readonly host: SessionHost,
     options: SessionOptions,
   ) {
-    this.sourceIp = options.sourceIp;
+    this.peer = options.peer;
     this.onConnected = options.onConnected;
     this.challenge = options.challenge ? randomBytes(32).toString('base64url') : undefined;
     this.openedAt = this.heardAt = this.touchedAt = this.writtenAt = this.nowMs();
@@ -196,6 +203,14 @@ class Session implements DeviceSession {
       this.writtenAt = this.nowMs();
       onWritten?.();
     });
+  }
+
+  /**
+   * The device's address: read at the first frame after the hello (an ack then finds it even
+   * if its socket has ended by the time the ack's turn comes), or by an ack that came sooner.
+   */
+  private address(): string | null {
+    return (this.sourceIp ??= this.peer.remoteAddress ?? null);
   }
 
   private overCap(): boolean {
@@ -318,7 +333,7 @@ class Session implements DeviceSession {
           ...(frame.result !== undefined ? { result: frame.result } : {}),
           ...(frame.error !== undefined ? { error: frame.error } : {}),
         },
-        this.sourceIp,
+        this.address(),
       );
       this.send({
         type: 'acked',
@@ -391,6 +406,7 @@ class Session implements DeviceSession {
         ? data.byteLength
         : data.length;
     if (bytes > max) return this.close(CLOSE.tooLarge, `frames are at most ${max} bytes`);
+    if (this.ready) this.address();
     const text = Array.isArray(data)
       ? Buffer.concat(data).toString('utf8')
       : Buffer.isBuffer(data)

@@ -129,7 +129,9 @@ export function registerDeviceSocket(ctx: GatewayContext, hub: DeviceHub): void 
       if (admitted === undefined) return socket.terminate(); // unreachable: preValidation ran
       const leftovers = socket.listeners('error') as ((error: Error) => void)[];
       try {
-        hub.accept(socket, admitted.deviceId, request.ip, admitted.release, admitted.challenge);
+        // the TCP socket, whose address the session reads when an ack needs it
+        const peer = request.raw.socket;
+        hub.accept(socket, admitted.deviceId, peer, admitted.release, admitted.challenge);
       } finally {
         request.raw.socket.uncork();
       }

@@ -184,7 +184,7 @@ for (const dialect of CLOUD_DIALECTS) {
       expect(['DELIVERED', 'PENDING']).toContain(created.status);
       const audit = await gw.handle.store.cloud
         .selectFrom('command_audit_log')
-        .select(['event_type', 'actor', 'details'])
+        .select(['event_type', 'actor', 'details', 'source_ip'])
         .where('command_id', '=', created.command_id)
         .orderBy('id')
         .execute();
@@ -194,6 +194,8 @@ for (const dialect of CLOUD_DIALECTS) {
         'COMMAND_EXECUTED',
       ]);
       expect(audit[1]!.actor).toMatch(/^gateway:/);
+      // the ack's row names the device and the address its socket came from
+      expect(audit[2]).toMatchObject({ actor: 'ws-1', source_ip: '127.0.0.1' });
       expect(gw.handle.store.codec.parseJson(audit[1]!.details)).toEqual({
         via: 'websocket',
         retry_count: 0,
