@@ -643,17 +643,20 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     result.baselines.raw_ws_echo_rtt_p99_ms = round(echo.p99);
     stop(raw.child);
 
+    // the idle devices' connects to a floor server, from clients on their own addresses
+    const floorConnects = (floor: { child: Child; url: string }, subnet: number) =>
+      measureIdle({
+        server: floor.child,
+        url: floor.url,
+        benchKey,
+        first: idle,
+        count: s.connections,
+        subnet,
+        progress,
+      });
     const handshake = await start({ kind: 'challenge-ws', benchKey });
     progress(`baseline: ${s.connections} connections to the handshake floor (bare ws + proof)`);
-    const floorHeld = await measureIdle({
-      server: handshake.child,
-      url: handshake.url,
-      benchKey,
-      first: idle,
-      count: s.connections,
-      subnet: 5,
-      progress,
-    });
+    const floorHeld = await floorConnects(handshake, 5);
     result.baselines.handshake_floor_connects_per_s = round(
       floorHeld.held / floorHeld.connectSeconds,
     );
@@ -684,15 +687,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     progress(
       `baseline: ${s.connections} connections to the durable handshake floor (the floor + the device rows)`,
     );
-    const durableHeld = await measureIdle({
-      server: durableHandshake.child,
-      url: durableHandshake.url,
-      benchKey,
-      first: idle,
-      count: s.connections,
-      subnet: 7,
-      progress,
-    });
+    const durableHeld = await floorConnects(durableHandshake, 7);
     result.baselines.durable_handshake_floor_connects_per_s = round(
       durableHeld.held / durableHeld.connectSeconds,
     );
