@@ -277,7 +277,7 @@ const PRESENCE_FLUSH_MS = 250;
  * and its status and `last_seen` written behind, every device connected or gone since the
  * last flush in one statement.
  */
-function deviceRows(pool: pg.Pool): DeviceRows & { close(): Promise<void> } {
+function deviceRows(pool: pg.Pool): DeviceRows {
   let waiting: { deviceId: string; done: (known: boolean, error?: Error) => void }[] = [];
   let reading = false;
   const read = async () => {
@@ -306,22 +306,26 @@ function deviceRows(pool: pg.Pool): DeviceRows & { close(): Promise<void> } {
   const statuses = new Map<string, 'ONLINE' | 'OFFLINE'>();
   let writing = Promise.resolve();
   const flush = () => {
-    if (statuses.size === 0) return writing;
+    if (statuses.size === 0) return;
     const values = [...statuses].map(([device_id, status]) => ({ device_id, status }));
     statuses.clear();
-    writing = writing.then(async () => {
-      for (let i = 0; i < values.length; i += ROWS_BATCH)
-        await pool.query({
-          name: 'floor-device-status',
-          text: `UPDATE edge_devices AS d SET status = v.status, last_seen = now()
-            FROM jsonb_to_recordset($1::jsonb) AS v(device_id text, status text)
-            WHERE d.device_id = v.device_id`,
-          values: [JSON.stringify(values.slice(i, i + ROWS_BATCH))],
-        });
-    });
-    return writing;
+    // one flush at a time; a failed one is reported and the next goes on
+    writing = writing
+      .then(async () => {
+        for (let i = 0; i < values.length; i += ROWS_BATCH)
+          await pool.query({
+            name: 'floor-device-status',
+            text: `UPDATE edge_devices AS d SET status = v.status, last_seen = now()
+              FROM jsonb_to_recordset($1::jsonb) AS v(device_id text, status text)
+              WHERE d.device_id = v.device_id`,
+            values: [JSON.stringify(values.slice(i, i + ROWS_BATCH))],
+          });
+      })
+      .catch((error: unknown) =>
+        console.error('durable handshake floor: status write failed', error),
+      );
   };
-  const timer = setInterval(() => void flush(), PRESENCE_FLUSH_MS);
+  setInterval(flush, PRESENCE_FLUSH_MS);
   return {
     known: (deviceId) =>
       new Promise<boolean>((resolve, reject) => {
@@ -335,10 +339,6 @@ function deviceRows(pool: pg.Pool): DeviceRows & { close(): Promise<void> } {
       }),
     connected: (deviceId) => void statuses.set(deviceId, 'ONLINE'),
     disconnected: (deviceId) => void statuses.set(deviceId, 'OFFLINE'),
-    async close() {
-      clearInterval(timer);
-      await flush();
-    },
   };
 }
 
