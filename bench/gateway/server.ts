@@ -47,7 +47,7 @@
  * everything in flight that long).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { mkdtempSync } from 'node:fs';
@@ -357,6 +357,22 @@ const statements = countStatements();
 /** The event loop's lateness is sampled this often (ms). */
 const LOOP_DELAY_RESOLUTION_MS = 5;
 
+/** Listen on a free port of the loopback address; the server's URL. */
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return `http://${HOST}:${port}`;
+}
+
+/** A pool on the benchmark's schema, of `poolSize` connections. */
+const schemaPool = (spec: { databaseUrl: string; schema: string; poolSize: number }) =>
+  new pg.Pool({
+    connectionString: spec.databaseUrl,
+    max: spec.poolSize,
+    options: `-c search_path=${spec.schema}`,
+  });
+
 async function start(spec: ServerSpec): Promise<{ url: string; connections: () => number }> {
   switch (spec.kind) {
     case 'saffron': {
@@ -383,36 +399,19 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
       wss.on('connection', (socket) =>
         socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })),
       );
-      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+      return { url: await listen(server), connections: () => wss.clients.size };
     }
     case 'challenge-ws': {
       const { server, wss } = challengeServer(spec.benchKey);
-      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+      return { url: await listen(server), connections: () => wss.clients.size };
     }
     case 'durable-handshake': {
-      const pool = new pg.Pool({
-        connectionString: spec.databaseUrl,
-        max: spec.poolSize,
-        options: `-c search_path=${spec.schema}`,
-      });
+      const pool = schemaPool(spec);
       const { server, wss } = challengeServer(spec.benchKey, deviceRows(pool));
-      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      return { url: `http://${HOST}:${port}`, connections: () => wss.clients.size };
+      return { url: await listen(server), connections: () => wss.clients.size };
     }
     case 'durable-ws': {
-      const pool = new pg.Pool({
-        connectionString: spec.databaseUrl,
-        max: spec.poolSize,
-        options: `-c search_path=${spec.schema}`,
-      });
+      const pool = schemaPool(spec);
       await pool.query(
         'CREATE TABLE IF NOT EXISTS bench_push_floor (id bigserial PRIMARY KEY, seq int, kind text, at timestamptz DEFAULT now())',
       );
@@ -457,11 +456,8 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
           });
         });
       });
-      await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
       return {
-        url: `http://${HOST}:${port}`,
+        url: await listen(server),
         connections: () => wss.clients.size + idle.wss.clients.size,
       };
     }
