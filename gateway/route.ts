@@ -24,6 +24,13 @@ import { Problem } from './problem.js';
 import { parsePart } from './validate.js';
 
 /**
+ * Longest path parameter a route takes (find-my-way's default is 100). Policy names and
+ * configuration scope keys may be 200 characters: with the default, such a resource could be
+ * created but never read, changed or deleted through its URL.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 512;
+
+/**
  * Largest body of a public route that declares no limit (bytes): anyone may send one, so it
  * is kept small. The registration, the only public route with a body, needs a few hundred.
  */

@@ -38,6 +38,7 @@ import { createCommandEvents } from './link/commandEvents.js';
 import type { Keyring } from './keys.js';
 import { OpenApiRegistry } from './openapi.js';
 import { Problem, problemBody, toProblem } from './problem.js';
+import { MAX_PATH_PARAMETER_LENGTH } from './route.js';
 import { registerDashboard } from './dashboard/registerDashboard.js';
 import { registerCoreRoutes } from './routes/core.js';
 import { ALL_ROUTES } from './routes/index.js';
@@ -53,13 +54,6 @@ const NONCE_PURGE_INTERVAL_MS = 60_000;
  * authenticate (docs/device-plane.md, "Reconnect storms").
  */
 const LISTEN_BACKLOG = 4096;
-
-/**
- * Longest path parameter the router takes (find-my-way's default is 100). Policy names and
- * configuration scope keys may be 200 characters: with the default, such a resource could be
- * created but never read, changed or deleted through its URL.
- */
-const MAX_PATH_PARAMETER_LENGTH = 512;
 
 /**
  * How long a client may take (milliseconds). The defaults leave a 16 MiB upload two minutes
@@ -176,10 +170,10 @@ export interface Gateway {
 /** Build a gateway (routes registered, not listening yet). */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // optional dependencies (runtime/optionalDependency.ts): loaded when a server is built
-  const [{ default: Fastify }, { default: websocket }] = await importOptional(
-    ['fastify', '@fastify/websocket'],
+  const { default: Fastify } = await importOptional(
+    ['fastify'],
     'the control-plane server',
-    () => Promise.all([import('fastify'), import('@fastify/websocket')]),
+    () => import('fastify'),
   );
   const timeouts = serverTimeouts(options.timeouts);
   const app = Fastify({
@@ -236,7 +230,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (!request.raw.complete && declaresBody(request.headers)) reply.header('connection', 'close');
     done(null, payload);
   });
-  await app.register(websocket, { options: { maxPayload: 256 * 1024 } });
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });

@@ -373,7 +373,9 @@ const schemaPool = (spec: { databaseUrl: string; schema: string; poolSize: numbe
     options: `-c search_path=${spec.schema}`,
   });
 
-async function start(spec: ServerSpec): Promise<{ url: string; connections: () => number }> {
+async function start(
+  spec: ServerSpec,
+): Promise<{ url: string; connections: () => number | Promise<number> }> {
   switch (spec.kind) {
     case 'saffron': {
       const store = asCloud(
@@ -391,7 +393,10 @@ async function start(spec: ServerSpec): Promise<{ url: string; connections: () =
       });
       const gateway = await createGateway({ store, keys });
       const url = await gateway.listen(0, HOST);
-      return { url, connections: () => gateway.app.websocketServer.clients.size };
+      // the device sessions it holds, as its gauge reports them
+      const sessions = gateway.context.metrics.getSingleMetric('saffron_device_sessions');
+      const connections = async () => (await sessions!.get()).values[0]?.value ?? 0;
+      return { url, connections };
     }
     case 'raw-ws': {
       const server = createServer((_request, response) => response.writeHead(404).end());

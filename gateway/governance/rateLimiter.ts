@@ -39,7 +39,6 @@
  * does.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import { createBackgroundLoop, type CloudStore } from '../../runtime/index.js';
 import {
@@ -73,6 +72,20 @@ export interface RateLimiterDeps {
   onError: (error: unknown) => void;
 }
 
+/** What the limiter reads of a request (a fastify request is one). */
+export interface LimitedRequest {
+  method: string;
+  /** The path and query as received. */
+  url: string;
+  /** The matched route's template (`/api/v1/devices/:id`), if any. */
+  routeOptions: { url?: string | undefined };
+}
+
+/** Where the limiter sets its `ratelimit-*` headers (a fastify reply is one). */
+export interface LimitedReply {
+  header(name: string, value: string): unknown;
+}
+
 /** The rate limiter of one gateway. */
 export interface RateLimiter {
   /**
@@ -81,8 +94,8 @@ export interface RateLimiter {
    */
   enforce(
     principal: Principal | undefined,
-    request: FastifyRequest,
-    reply: FastifyReply,
+    request: LimitedRequest,
+    reply: LimitedReply,
   ): Promise<void>;
   /** Read the rules again on the next request (after a change through this gateway). */
   invalidate(): void;

@@ -67,7 +67,8 @@ export function commandRoutes(options: DeviceLinkOptions = {}): RouteModule {
     const hub = createDeviceHub(ctx, settings);
     ctx.commandEvents.attachSockets(hub);
     await hub.start();
-    ctx.onClose(() => hub.close());
+    // before the server closes, which waits for every connection: the device sockets too
+    ctx.app.addHook('preClose', () => hub.close());
     const tags = ['commands'];
 
     route(

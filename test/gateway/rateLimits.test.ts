@@ -3,14 +3,17 @@
  * connection pool, as two processes would have): per API token, per device and per
  * operator name, over endpoint patterns; never more admitted than the limit in a window
  * however the requests are spread and raced across the gateways; 429 problem+json with
- * Retry-After, and RateLimit-* headers on what is admitted; most requests spend a locally
- * reserved slice instead of writing; a new window admits again; rule changes are audited.
+ * Retry-After, and RateLimit-* headers on what is admitted (device socket upgrades too);
+ * most requests spend a locally reserved slice instead of writing; a new window admits
+ * again; rule changes are audited.
  */
 import { mkdtempSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Counter } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import {
   createApiToken,
   createGateway,
@@ -18,7 +21,7 @@ import {
   type Gateway,
 } from '../../gateway/index.js';
 import { openStore, asCloud, type CloudStore } from '../../runtime/index.js';
-import { testClock } from '../support/device.js';
+import { refusedUpgrade, socketHeaders, testClock } from '../support/device.js';
 import { json } from '../support/fleet.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
@@ -397,6 +400,41 @@ for (const dialect of CLOUD_DIALECTS) {
         await asUser(a.url, a.adminToken, `/api/v1/rate-limits/${rule.rule_id}`, {
           method: 'DELETE',
         });
+    });
+
+    it('counts device socket upgrades: RateLimit headers on the 101, then a 429 problem', async () => {
+      await createRule({
+        name: 'upgrades-per-device',
+        scope: 'device',
+        route_pattern: 'GET /api/v1/devices/:id/ws',
+        max_requests: 2,
+        window_seconds: 30,
+      });
+      const path = '/api/v1/devices/rl-dev-2/ws';
+      for (const base of urls()) {
+        const ws = new WebSocket(`${base.replace(/^http/, 'ws')}${path}`, {
+          headers: socketHeaders('rl-dev-2', secrets['rl-dev-2']!, path, clock.now()),
+        });
+        const answered = await new Promise<IncomingMessage>((resolve, reject) => {
+          ws.on('upgrade', resolve);
+          ws.on('unexpected-response', (_request, response) =>
+            reject(new Error(`upgrade refused: ${response.statusCode}`)),
+          );
+        });
+        expect(answered.headers['ratelimit-limit']).toBe('2');
+        ws.terminate();
+      }
+      const refused = await refusedUpgrade(
+        a.url,
+        path,
+        socketHeaders('rl-dev-2', secrets['rl-dev-2']!, path, clock.now()),
+      );
+      expect(refused).toMatchObject({
+        status: 429,
+        body: { code: 'RATE_LIMITED', rule: 'upgrades-per-device' },
+      });
+      expect(refused.headers['content-type']).toBe('application/problem+json');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     });
   });
 }

@@ -88,7 +88,7 @@ for (const dialect of CLOUD_DIALECTS) {
       await gw.close();
     });
 
-    it('refuses bad upgrades before opening a socket: 401, 403, and 426 for plain GETs', async () => {
+    it('refuses bad upgrades before opening a socket: 401, 403, 404, 426 for plain GETs', async () => {
       const path = '/api/v1/devices/ws-1/ws';
       const none = await refusedUpgrade(gw.url, path, {});
       expect(none).toMatchObject({ status: 401, body: { code: 'AUTH_REQUIRED' } });
@@ -126,6 +126,14 @@ for (const dialect of CLOUD_DIALECTS) {
         }),
       });
       expect(plain.status).toBe(426);
+      // what is no device socket is refused as problem+json too, before any authentication
+      const elsewhere = await refusedUpgrade(gw.url, '/api/v1/devices/ws-1', {});
+      expect(elsewhere).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+      expect(elsewhere.headers['content-type']).toBe('application/problem+json');
+      const badId = await refusedUpgrade(gw.url, '/api/v1/devices/%E0%A4%A/ws', {});
+      expect(badId).toMatchObject({ status: 400, body: { code: 'BAD_URL' } });
+      const longId = await refusedUpgrade(gw.url, `/api/v1/devices/${'x'.repeat(600)}/ws`, {});
+      expect(longId).toMatchObject({ status: 414, body: { code: 'PATH_PARAMETER_TOO_LONG' } });
     });
 
     it('sends the 101 and the challenge in one write', async () => {
@@ -449,6 +457,26 @@ for (const dialect of CLOUD_DIALECTS) {
         await device.close();
       } finally {
         await bp.close();
+      }
+    });
+
+    it('closes its device sockets when it shuts down, and records the devices OFFLINE', async () => {
+      const leaving = await startTestGateway(dialect, { routes: [commandRoutes(QUIET)] });
+      try {
+        const secret = await leaving.insertDevice('leaving-1');
+        const device = await connectDevice(leaving.url, 'leaving-1', secret);
+        await hello(device);
+        // the server's close waits for every connection: the gateway must end the sockets first
+        await leaving.gateway.close();
+        expect((await device.closed).code).toBe(1001);
+        const row = await leaving.handle.store.cloud
+          .selectFrom('edge_devices')
+          .select('status')
+          .where('device_id', '=', 'leaving-1')
+          .executeTakeFirstOrThrow();
+        expect(row.status).toBe('OFFLINE');
+      } finally {
+        await leaving.close();
       }
     });
 

@@ -20,13 +20,7 @@ const PACKAGE = '@saffron-dev/saffron';
 const INSTALL_TIMEOUT_MS = 20 * 60_000;
 // each step starts node processes (npx, tsc) on a machine that may be busy
 const STEP_TIMEOUT_MS = 5 * 60_000;
-const OPTIONAL = [
-  'onnxruntime-node',
-  '@electric-sql/pglite',
-  'kysely-pglite-dialect',
-  'fastify',
-  '@fastify/websocket',
-];
+const OPTIONAL = ['onnxruntime-node', '@electric-sql/pglite', 'kysely-pglite-dialect', 'fastify'];
 
 /** This process's environment without any npm setting it inherited (npm_config_* from .npmrc). */
 function cleanEnv(userconfig: string): NodeJS.ProcessEnv {
