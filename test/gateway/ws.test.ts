@@ -59,9 +59,9 @@ for (const dialect of CLOUD_DIALECTS) {
         .selectAll()
         .where('command_id', '=', commandId)
         .executeTakeFirstOrThrow();
-    const statusOf = async (deviceId: string) =>
+    const statusOf = async (deviceId: string, store = gw.handle.store) =>
       (
-        await gw.handle.store.cloud
+        await store.cloud
           .selectFrom('edge_devices')
           .select('status')
           .where('device_id', '=', deviceId)
@@ -421,14 +421,7 @@ for (const dialect of CLOUD_DIALECTS) {
           ).map((r) => r.status);
         // the server gives up on the session: the device goes OFFLINE
         await vi.waitFor(
-          async () => {
-            const row = await bp.handle.store.cloud
-              .selectFrom('edge_devices')
-              .select('status')
-              .where('device_id', '=', 'bp-1')
-              .executeTakeFirstOrThrow();
-            expect(row.status).toBe('OFFLINE');
-          },
+          async () => expect(await statusOf('bp-1', bp.handle.store)).toBe('OFFLINE'),
           { timeout: 10_000 },
         );
         const held = await statuses();
@@ -469,12 +462,7 @@ for (const dialect of CLOUD_DIALECTS) {
         // the server's close waits for every connection: the gateway must end the sockets first
         await leaving.gateway.close();
         expect((await device.closed).code).toBe(1001);
-        const row = await leaving.handle.store.cloud
-          .selectFrom('edge_devices')
-          .select('status')
-          .where('device_id', '=', 'leaving-1')
-          .executeTakeFirstOrThrow();
-        expect(row.status).toBe('OFFLINE');
+        expect(await statusOf('leaving-1', leaving.handle.store)).toBe('OFFLINE');
       } finally {
         await leaving.close();
       }
