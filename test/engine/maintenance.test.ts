@@ -92,12 +92,14 @@ steps:
   - { name: nap, type: STANDARD, function: steps.slow }
   - { name: after, type: STANDARD, function: steps.mark }
 `);
-        const running = owner.start(def, { sleep_ms: 1500 });
+        // the step outlasts the zombie threshold by far; the threshold is ten heartbeats, so a
+        // heartbeat delayed by a loaded machine (the whole suite on two cores) is not a zombie
+        const running = owner.start(def, { sleep_ms: 2500 });
         let recovered = 0;
-        const until = Date.now() + 1300;
+        const until = Date.now() + 2300;
         while (Date.now() < until) {
           await new Promise((r) => setTimeout(r, 150));
-          recovered += (await scanner.maintain({ zombieAfterMs: 400 })).recovered;
+          recovered += (await scanner.maintain({ zombieAfterMs: 1000 })).recovered;
         }
         const done = await running;
         expect(recovered).toBe(0);
