@@ -278,6 +278,7 @@ export {
   deviceAuthHeaders,
   deviceUpgradeHeaders,
   documentEtag,
+  newSocketChallenge,
   type SignedDocumentType,
   type SignedRequest,
   signedText,

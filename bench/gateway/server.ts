@@ -46,7 +46,7 @@
  * stall, a collection or a long synchronous pass of X ms shows as about X + 5, and holds
  * everything in flight that long).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
@@ -58,6 +58,7 @@ import pg from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createGateway, loadKeyring } from '../../gateway/index.js';
 import {
+  newSocketChallenge,
   SOCKET_PROOF_VERSION,
   verifyRequestSignature,
   verifySocketProof,
@@ -237,7 +238,7 @@ function deviceHandshake(benchKey: string, rows?: DeviceRows) {
     if (!signedWith(upgrade, secret)) return refuse(socket);
     socket.cork(); // the 101 and the challenge in one write, as the gateway does
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const challenge = randomBytes(32).toString('base64url');
+      const challenge = newSocketChallenge();
       challenged.set(ws, { deviceId: upgrade.deviceId, secret, challenge });
       ws.on('message', onMessage);
       ws.on('error', onError);

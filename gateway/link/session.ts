@@ -26,9 +26,13 @@
  * plain fields whose behaviour lives on the class's prototype, and the socket's listeners
  * are shared functions that find their session on the socket — no closures per session.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { SOCKET_PROOF_VERSION, verifySocketProof } from '../../runtime/index.js';
+import {
+  newSocketChallenge,
+  SOCKET_PROOF_VERSION,
+  verifySocketProof,
+} from '../../runtime/index.js';
 import { type CommandRecord } from '../commands/store/commands/command.js';
 import { verifyDeviceSecret } from '../auth/authenticate.js';
 import type { GatewayContext } from '../context.js';
@@ -165,7 +169,7 @@ class Session implements DeviceSession {
   ) {
     this.peer = options.peer;
     this.onConnected = options.onConnected;
-    this.challenge = options.challenge ? randomBytes(32).toString('base64url') : undefined;
+    this.challenge = options.challenge ? newSocketChallenge() : undefined;
     this.openedAt = this.heardAt = this.touchedAt = this.writtenAt = this.nowMs();
     this.ended = new Promise<void>((resolve) => (this.resolveEnded = resolve));
     socket[SESSION] = this;

@@ -18,9 +18,15 @@ export interface SignedRequest {
   body: Uint8Array | string;
 }
 
+/** sha256hex of an empty body: every GET's and every socket upgrade's. */
+const EMPTY_BODY_HASH = createHash('sha256').digest('hex');
+
 /** The string a device signs. */
 export function signingString(request: SignedRequest): string {
-  const bodyHash = createHash('sha256').update(request.body).digest('hex');
+  const bodyHash =
+    request.body.length === 0
+      ? EMPTY_BODY_HASH
+      : createHash('sha256').update(request.body).digest('hex');
   return [
     request.method.toUpperCase(),
     request.pathWithQuery,

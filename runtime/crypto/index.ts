@@ -23,6 +23,7 @@ export {
   type SignedRequest,
 } from './deviceRequest.js';
 export {
+  newSocketChallenge,
   signSocketProof,
   socketProofString,
   SOCKET_PROOF_VERSION,
