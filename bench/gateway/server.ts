@@ -443,6 +443,9 @@ async function start(
           );
         });
       });
+      // idle keep-alive connections live as long as the gateway's (72 s), not node's 5 s, so
+      // the operator's agent does not meet a connection the server is closing
+      server.keepAliveTimeout = 72_000;
       const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
       const idle = deviceHandshake(spec.benchKey);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
