@@ -22,6 +22,12 @@
  * to the hub, so a replayed upgrade can neither mark the device online nor displace its
  * real session.
  *
+ * Heartbeats: the hub visits each session once per `heartbeatIntervalMs` (hub.ts), and a
+ * visit sends a heartbeat only when no write to the socket completed in the last half
+ * interval — the rule the device keeps too. So the gap between two frames to a device stays
+ * under one and a half intervals, far inside the three the device allows, and a fleet that
+ * has just connected is not sent a heartbeat seconds after each welcome.
+ *
  * Memory: a gateway holds tens of thousands of idle sessions, so a session is one object of
  * plain fields whose behaviour lives on the class's prototype, and the socket's listeners
  * are shared functions that find their session on the socket — no closures per session.
@@ -481,7 +487,10 @@ class Session implements DeviceSession {
         this.close(CLOSE.backpressure, 'the device reads too slowly; reconnect later');
     } else {
       this.overCapSince = undefined;
-      this.send({ type: 'heartbeat' });
+      // the device's own rule: a heartbeat only where the link was otherwise quiet for half an
+      // interval — a session visited soon after its welcome, or busy with commands, needs none
+      if (now - this.writtenAt >= settings.heartbeatIntervalMs / 2)
+        this.send({ type: 'heartbeat' });
       if (this.wantDelivery) this.wake();
     }
     if (this.heardAt > this.touchedAt && now - this.touchedAt >= settings.lastSeenEveryMs) {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createGateway, deviceAuthHeaders, type Gateway } from '../../gateway/index.js';
@@ -17,6 +18,7 @@ import {
   legacySocketHeaders,
   refusedUpgrade,
   socketHeaders,
+  testClock,
   type DeviceSocket,
 } from '../support/device.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -371,6 +373,41 @@ for (const dialect of CLOUD_DIALECTS) {
           },
           { timeout: 10_000 },
         );
+      } finally {
+        await hb.close();
+      }
+    });
+
+    it('sends no heartbeat within half an interval of its last write to the device', async () => {
+      // the gateway's clock stands still while the heartbeat wheel turns on real time
+      const clock = testClock();
+      const hb = await startTestGateway(dialect, {
+        now: clock.now,
+        routes: [
+          commandRoutes({
+            heartbeatIntervalMs: 200,
+            missedHeartbeats: 1_000,
+            sweepIntervalMs: 3_600_000,
+          }),
+        ],
+      });
+      try {
+        const secret = await hb.insertDevice('hb-quiet');
+        const device = await connectDevice(hb.url, 'hb-quiet', secret, clock.now());
+        let heartbeats = 0;
+        device.ws.on('message', (data: Buffer) => {
+          if ((JSON.parse(data.toString('utf8')) as Json).type === 'heartbeat') heartbeats++;
+        });
+        device.send({ type: 'hello' });
+        await device.next('welcome');
+        // five turns of the wheel, each visiting the session, with the welcome just written
+        await sleep(1_000);
+        expect(heartbeats).toBe(0);
+        clock.advance(100); // half an interval after the welcome
+        await vi.waitFor(() => expect(heartbeats).toBe(1), { timeout: 5_000 });
+        // the heartbeat is a write too: the next is due half an interval after it
+        await sleep(600);
+        expect(heartbeats).toBe(1);
       } finally {
         await hb.close();
       }
