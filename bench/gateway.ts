@@ -36,6 +36,11 @@
  *   starts — the device's row read before its signature is checked, its ONLINE status and
  *   `last_seen` written behind — batched as the gateway batches them; connects and 304 polls
  *   with two gateway processes on the same database.
+ * - Then the handshakes and the 304 polls again, in rounds (`--rounds`, default 3): for the
+ *   handshakes a fresh bare `ws` server, durable handshake floor and gateway back to back in
+ *   each round, for the polls a gateway and a bare fastify route side by side, reported as
+ *   medians (`*_rounds_median`; a ratio is the median of each round's own). The first
+ *   measurements run minutes apart, and the machine's speed moves between them.
  * - The highest push rate that still completes with p99 ≤ 20 ms (doubling from the offered
  *   one, or halving from it when it misses), for the gateway and for the durable floor: on a
  *   machine where even the floor misses 20 ms at the offered rate, the fixed-rate goal asks
@@ -51,7 +56,7 @@
  * store, with secrets derived from a per-run key (bench/gateway/fleet.ts).
  *
  *   npm run bench -- gateway [--json] [--scale X] [--connections 15000] [--rate 1000]
- *     [--commands 10000] [--saf-batches 40] [--config-seconds 5]
+ *     [--commands 10000] [--saf-batches 40] [--config-seconds 5] [--rounds 3]
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -63,7 +68,7 @@ import pg from 'pg';
 import { createApiToken, loadKeyring } from '../gateway/index.js';
 import { migrations } from '../migrations/index.js';
 import { asCloud, migrate, openStore, type CloudStore } from '../runtime/store/index.js';
-import { type BenchOptions, type BenchResult, round } from './harness.js';
+import { type BenchOptions, type BenchResult, median, round } from './harness.js';
 import { startChild, type Child } from './gateway/child.js';
 import { currentEtags, poll } from './gateway/configPolls.js';
 import { deviceIdOf, deviceSecretOf } from './gateway/fleet.js';
@@ -73,10 +78,19 @@ import { type CpuSpent, cpuBetween, readCpu } from './cpu.js';
 import { measureDurableFloor, measureEcho, measurePush, withWarmUp } from './gateway/push.js';
 import { measureNotify } from './gateway/notify.js';
 import { measureSaf } from './gateway/saf.js';
+import { measureConnectRounds, pairedMedian, type RoundRates } from './gateway/rounds.js';
 import type { ServerSpec } from './gateway/server.js';
 
 const SERVER = fileURLToPath(new URL('./gateway/server.ts', import.meta.url));
-const FLAGS = ['scale', 'connections', 'rate', 'commands', 'saf-batches', 'config-seconds'];
+const FLAGS = [
+  'scale',
+  'connections',
+  'rate',
+  'commands',
+  'saf-batches',
+  'config-seconds',
+  'rounds',
+];
 /** Idle connections one gateway process should hold. */
 const CONNECTIONS_GOAL = 15_000;
 /** SAF intake as a share of raw batched inserts that the design asks for. */
@@ -100,6 +114,13 @@ const PUSH_P99_GOAL_MS = 20;
 const IDLE_HOLD_MS = 31_000;
 /** Seconds of commands offered at each step of the highest-rate search. */
 const PUSH_STEP_SECONDS = 3;
+/**
+ * Rounds of side-by-side measurements by default: connects (bare ws, durable handshake
+ * floor, gateway) and 304 polls (gateway, bare fastify).
+ */
+const ROUNDS = 3;
+/** The most rounds: each connect of a round takes a third octet of the clients' addresses. */
+const MAX_ROUNDS = 50;
 /** Connections opened across the two gateways (half each). */
 const TWO_GATEWAY_CONNECTIONS = 4000;
 
@@ -193,6 +214,8 @@ interface Settings {
   commands: number;
   safBatches: number;
   configSeconds: number;
+  /** Rounds of side-by-side connects and 304 polls after the other parts (0: none). */
+  rounds: number;
 }
 
 /** The soft limit on open files of this process (children inherit it). */
@@ -229,7 +252,21 @@ function settingsOf(options: BenchOptions, notes: string[]): Settings {
     commands: Math.max(500, Math.round(number('commands', 10_000 * options.scale))),
     safBatches: Math.max(4, Math.round(number('saf-batches', 40 * options.scale))),
     configSeconds: Math.max(1, number('config-seconds', 5 * options.scale)),
+    rounds: roundsOf(options.flags.rounds),
   };
+}
+
+/** Each server's rates, one per round, rounded: `gateway: 1200, 1350; raw ws: …`. */
+const byRound = (rates: RoundRates) =>
+  [...rates].map(([name, values]) => `${name}: ${values.map(Math.round).join(', ')}`).join('; ');
+
+/** `--rounds`: a whole number from 0 to {@link MAX_ROUNDS} (default {@link ROUNDS}). */
+function roundsOf(flag: string | undefined): number {
+  if (flag === undefined) return ROUNDS;
+  const value = Number(flag);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_ROUNDS)
+    throw new Error(`bench gateway: --rounds must be a whole number from 0 to ${MAX_ROUNDS}`);
+  return value;
 }
 
 async function admin(url: string, text: string): Promise<void> {
@@ -363,6 +400,22 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     );
 
     // ---- the gateway (a second one joins it for the two-gateway part)
+    const db = store.cloud;
+    /** Wait until `server` holds no connection and every device is recorded OFFLINE. */
+    const disconnectsRecorded = (server: Child) =>
+      waitFor(
+        async () =>
+          (await server.call<number>({ kind: 'connections' })) === 0 &&
+          Number(
+            (
+              await db
+                .selectFrom('edge_devices')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .where('status', '<>', 'OFFLINE')
+                .executeTakeFirstOrThrow()
+            ).n,
+          ) === 0,
+      );
     const startGateway = () =>
       start({
         kind: 'saffron',
@@ -452,20 +505,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     if (held.failed > 0)
       result.notes.push(`${held.failed} gateway connections failed (first: ${held.firstError})`);
     progress('  waiting for the gateway to record every disconnect');
-    const db = store.cloud;
-    await waitFor(
-      async () =>
-        (await gateway.child.call<number>({ kind: 'connections' })) === 0 &&
-        Number(
-          (
-            await db
-              .selectFrom('edge_devices')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('status', '<>', 'OFFLINE')
-              .executeTakeFirstOrThrow()
-          ).n,
-        ) === 0,
-    );
+    await disconnectsRecorded(gateway.child);
 
     progress(`push: ${s.commands} commands at ${s.rate}/s`);
     const pushStatements = await statementsOf(gateway.child);
@@ -794,6 +834,98 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     });
     result.baselines.bare_fastify_304_per_s = round(barePolls.perS);
     stop(bare.child);
+
+    if (s.rounds > 0) {
+      // the connects again, each server started afresh, the three of a round back to back
+      const rates = await measureConnectRounds({
+        contenders: [
+          { name: 'raw ws', start: () => start({ kind: 'raw-ws' }), stop },
+          {
+            name: 'durable handshake floor',
+            start: () =>
+              start({
+                kind: 'durable-handshake',
+                databaseUrl: url,
+                schema,
+                poolSize: GATEWAY_POOL,
+                benchKey,
+              }),
+            settle: disconnectsRecorded,
+            stop,
+          },
+          { name: 'gateway', start: startGateway, settle: disconnectsRecorded, stop },
+        ],
+        rounds: s.rounds,
+        firstSubnet: 20,
+        connect: floorConnects,
+        progress,
+      });
+      result.metrics.connects_per_s_rounds_median = round(median(rates.get('gateway')!));
+      result.baselines.raw_ws_connects_per_s_rounds_median = round(median(rates.get('raw ws')!));
+      result.baselines.durable_handshake_floor_connects_per_s_rounds_median = round(
+        median(rates.get('durable handshake floor')!),
+      );
+      result.ratios.connects_vs_raw_ws_rounds_median = round(
+        pairedMedian(rates, 'gateway', 'raw ws'),
+      );
+      result.ratios.connects_vs_durable_handshake_floor_rounds_median = round(
+        pairedMedian(rates, 'gateway', 'durable handshake floor'),
+      );
+      result.ratios.durable_handshake_floor_vs_raw_ws_rounds_median = round(
+        pairedMedian(rates, 'durable handshake floor', 'raw ws'),
+      );
+      result.notes.push(
+        `connects_per_s_rounds_median / raw_ws_connects_per_s_rounds_median / durable_handshake_floor_connects_per_s_rounds_median and their ratios: ${s.rounds} more rounds of the ${s.connections} connects, each round a bare ws server, the durable handshake floor and a gateway, in that order, each started afresh (cold caches) and measured within a minute of the others; a rate is the median over rounds, a ratio the median over rounds of the two rates of the same round — the speed of a shared machine moves a single connect phase by half between runs, and two measured minutes apart (connects_vs_raw_ws) with it; handshakes/s by round — ${byRound(rates)}`,
+      );
+      progress(
+        `  gateway ÷ bare ws by round: ${rates
+          .get('gateway')!
+          .map((g, i) => (g / rates.get('raw ws')![i]!).toFixed(2))
+          .join(', ')}`,
+      );
+
+      // the 304 polls again, a gateway and bare fastify in turn, both running throughout
+      progress(
+        `304 poll rounds: ${s.rounds} × ${s.configSeconds} s to a gateway, then as long to bare fastify`,
+      );
+      const pollGateway = await startGateway();
+      const pollBare = await start({ kind: 'bare-fastify', etag: bareEtag });
+      const gatewayEtags = await currentEtags(pollGateway.url, benchKey, polling);
+      const pollRates: RoundRates = new Map([
+        ['gateway', []],
+        ['bare fastify', []],
+      ]);
+      for (let r = 0; r < s.rounds; r++) {
+        for (const [name, server, etagOf] of [
+          ['gateway', pollGateway, (id: string) => gatewayEtags.get(id)!],
+          ['bare fastify', pollBare, () => bareEtag],
+        ] as const) {
+          const polled = await poll({
+            url: server.url,
+            benchKey,
+            devices: polling,
+            etagOf,
+            seconds: s.configSeconds,
+            inFlight: POLL_IN_FLIGHT,
+          });
+          if (polled.other > 0)
+            throw new Error(`304 poll round ${r + 1}, ${name}: ${polled.other} polls were not 304`);
+          pollRates.get(name)!.push(polled.perS);
+        }
+      }
+      stop(pollGateway.child);
+      stop(pollBare.child);
+      result.metrics.config_304_per_s_rounds_median = round(median(pollRates.get('gateway')!));
+      result.baselines.bare_fastify_304_per_s_rounds_median = round(
+        median(pollRates.get('bare fastify')!),
+      );
+      result.ratios.config_304_vs_bare_fastify_rounds_median = round(
+        pairedMedian(pollRates, 'gateway', 'bare fastify'),
+      );
+      result.notes.push(
+        `config_304_*_rounds_median / bare_fastify_304_per_s_rounds_median: ${s.rounds} more rounds of ${s.configSeconds} s of 304 polls, each round to a gateway started for them and then to a bare fastify route, the two servers running side by side; medians as for the connects — polls/s by round — ${byRound(pollRates)}`,
+      );
+    }
 
     progress('baseline: write transactions/s with and without a NOTIFY, 8 connections');
     const notify = await measureNotify({
