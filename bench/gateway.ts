@@ -717,13 +717,15 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       );
     stop(handshake.child);
 
-    const durableHandshake = await start({
-      kind: 'durable-handshake',
-      databaseUrl: url,
-      schema,
-      poolSize: GATEWAY_POOL,
-      benchKey,
-    });
+    const startDurableHandshake = () =>
+      start({
+        kind: 'durable-handshake',
+        databaseUrl: url,
+        schema,
+        poolSize: GATEWAY_POOL,
+        benchKey,
+      });
+    const durableHandshake = await startDurableHandshake();
     progress(
       `baseline: ${s.connections} connections to the durable handshake floor (the floor + the device rows)`,
     );
@@ -842,14 +844,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           { name: 'raw ws', start: () => start({ kind: 'raw-ws' }), stop },
           {
             name: 'durable handshake floor',
-            start: () =>
-              start({
-                kind: 'durable-handshake',
-                databaseUrl: url,
-                schema,
-                poolSize: GATEWAY_POOL,
-                benchKey,
-              }),
+            start: startDurableHandshake,
             settle: disconnectsRecorded,
             stop,
           },
