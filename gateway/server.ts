@@ -24,11 +24,12 @@ import {
   type CloudStore,
 } from '../runtime/index.js';
 import { createCredentialCache } from './auth/credentialCache.js';
+import { warmCredentials } from './auth/warmCredentials.js';
 import { createQuietDevices } from './link/quietDevices.js';
 import { createTokenCache } from './auth/tokenCache.js';
 import { createNonceCache } from './auth/nonces.js';
 import { createChangeBus } from './cache/changeBus.js';
-import type { CacheBounds } from './cache/invalidatingCache.js';
+import { CACHE_DEFAULTS, type CacheBounds } from './cache/invalidatingCache.js';
 import { createDocumentTags } from './config/documentTags.js';
 import { createGateReads } from './governance/gateReads.js';
 import { createRateLimiter, type RateLimitOptions } from './governance/rateLimiter.js';
@@ -148,6 +149,12 @@ export interface GatewayOptions {
   rateLimits?: RateLimitOptions;
   /** Bounds of the in-memory device credentials and of the document ETags, each. */
   caches?: CacheBounds;
+  /**
+   * Most devices whose credentials are read into memory as the gateway starts, the most
+   * recently seen first, so that a fleet reconnecting at once runs no credential read per
+   * handshake (auth/warmCredentials.ts; default and most: the caches' `maxEntries`; 0: none).
+   */
+  warmDevices?: number;
   /** fastify/pino logger options (default: off). */
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
@@ -158,6 +165,11 @@ export interface GatewayOptions {
 export interface Gateway {
   readonly app: FastifyInstance;
   readonly context: GatewayContext;
+  /**
+   * Settles once the credentials read ahead at the start are in memory (`warmDevices`): how
+   * many devices' were read; 0 when none were, failures logged.
+   */
+  readonly warmed: Promise<number>;
   /**
    * Listen on `port` (0 = any) at `host`, with a backlog of 4,096 connections for
    * reconnect storms; returns the base URL.
@@ -176,6 +188,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     () => import('fastify'),
   );
   const timeouts = serverTimeouts(options.timeouts);
+  const maxEntries = options.caches?.maxEntries ?? CACHE_DEFAULTS.maxEntries;
+  const warmDevices = options.warmDevices ?? maxEntries;
+  if (!Number.isSafeInteger(warmDevices) || warmDevices < 0)
+    throw new RangeError(
+      `warmDevices must be a whole number of devices, 0 or more: ${warmDevices}`,
+    );
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
@@ -403,10 +421,24 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   if (routes.includes(registerDashboard))
     app.get('/', async (_request, reply) => reply.redirect('/dashboard/', 302));
 
+  const warming = warmCredentials({
+    store: options.store,
+    credentials,
+    trusted,
+    limit: Math.min(warmDevices, maxEntries),
+    log: app.log,
+  });
+  // runs first (hooks run in reverse): no read outlives the gateway
+  closeHooks.push(async () => {
+    warming.stop();
+    await warming.done;
+  });
+
   let closing: Promise<void> | undefined;
   return {
     app,
     context,
+    warmed: warming.done,
     async listen(port, host = '127.0.0.1') {
       const address = await app.listen({ port, host, backlog: LISTEN_BACKLOG });
       return address;

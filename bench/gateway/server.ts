@@ -15,8 +15,9 @@
  *   verifies the `hello`'s proof (4003 when wrong) and answers a `welcome` shaped like the
  *   gateway's. No database, no admission, no presence, no delivery, no proof deadline and no
  *   server heartbeats (the device's heartbeats are ignored, as the gateway does).
- * - `durable-handshake`: the handshake floor plus the database work a gateway cannot skip at
- *   a device's first handshake after it starts, and nothing else of Saffron: before the
+ * - `durable-handshake`: the handshake floor plus the database work of a device's first
+ *   handshake with a gateway that reads each device's row as it arrives (the gateway reads
+ *   its devices ahead as it starts), and nothing else of Saffron: before the
  *   signature is checked, the device's row is read from the benchmark's schema — its sealed
  *   secrets and whether commands wait for it, as a resume needs (an unknown device is a 401;
  *   the secret checked is still the derived one: opening the sealed one, an AES-GCM of 32
@@ -272,8 +273,8 @@ const READ_GATHER_MS = 2;
 const PRESENCE_FLUSH_MS = 250;
 
 /**
- * The database work of a device's first handshake with a gateway that cannot skip it, done
- * as cheaply as it can be: the device's row read (its sealed secrets and whether commands
+ * The database work of a device's first handshake with a gateway that reads each device's
+ * row as it arrives, done as cheaply as it can be: the device's row read (its sealed secrets and whether commands
  * wait for it; reads arriving together share one statement, one read in flight at a time),
  * and its status and `last_seen` written behind, every device connected or gone since the
  * last flush in one statement.

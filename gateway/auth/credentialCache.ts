@@ -46,6 +46,12 @@ export interface CredentialCache {
    * refusal costs one read whether or not the device exists.
    */
   verify(deviceId: string, nowMs: number, check: (secrets: string[]) => boolean): Promise<boolean>;
+  /**
+   * Read into memory the credentials of those of `deviceIds` it does not hold, as their own
+   * requests would (reads that arrive together share a statement); resolves to how many of
+   * them were read and exist.
+   */
+  warm(deviceIds: readonly string[]): Promise<number>;
   /** Drop what `change` names; everything when undefined. */
   apply(change: CacheChange | undefined): void;
 }
@@ -146,6 +152,11 @@ export function createCredentialCache(
       // refused from memory: read again, so a secret rotated (or a device registered) on
       // another gateway is taken before its notification arrives
       return check(usable(await readThrough(deviceId), nowMs));
+    },
+    async warm(deviceIds) {
+      const cold = deviceIds.filter((deviceId) => cache.get(deviceId) === undefined);
+      const read = await Promise.all(cold.map(readThrough));
+      return read.filter((opened) => opened !== null).length;
     },
     apply(change) {
       if (change === undefined) cache.clear();
