@@ -31,6 +31,7 @@ import {
 } from '../../gateway/devices/store/devices/rotateDeviceSecret.js';
 import { runCli } from '../support/cli.js';
 import { connectDevice } from '../support/device.js';
+import { recordStatements, trustHeld } from '../support/gatewayCaches.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
@@ -50,24 +51,6 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000):
 }
 
 const json = (value: unknown) => JSON.stringify(value);
-
-/** Push the text of every statement `store`'s pool runs onto `into`. */
-function recordStatements(store: CloudStore, into: string[]): void {
-  const driver = store.driver;
-  if (driver.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected');
-  const counted = new WeakSet<object>();
-  driver.pool.on('acquire', (client) => {
-    if (counted.has(client)) return;
-    counted.add(client);
-    const target = client as unknown as { query: (...args: unknown[]) => unknown };
-    const query = target.query.bind(client);
-    target.query = (...args: unknown[]) => {
-      const first = args[0];
-      into.push(typeof first === 'string' ? first : (first as { text: string }).text);
-      return query(...args);
-    };
-  });
-}
 
 describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', () => {
   let a: TestGateway;
@@ -441,19 +424,6 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     return secret;
   };
 
-  /** Whether B vouched for its caches at every look while `run` ran (every 5 ms). */
-  const trustHeld = async (run: () => Promise<void>): Promise<boolean> => {
-    const trusted = () => b.context.changes.trusted() && b.context.auth.nonces.readsFromMemory();
-    let held = trusted();
-    const look = setInterval(() => (held &&= trusted()), 5);
-    try {
-      await run();
-    } finally {
-      clearInterval(look);
-    }
-    return held && trusted();
-  };
-
   it('opens the socket of a device with nothing to resume without a statement of its commands', async () => {
     // B keeps and uses nothing while it cannot vouch that it hears changes in time (its own
     // announcements late by more than 2 s, as on a loaded machine): a handshake then reads
@@ -466,7 +436,7 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
       const secret = await registeredOnB(deviceId);
       bStatements.length = 0;
       let opened: Awaited<ReturnType<typeof connectDevice>> | undefined;
-      const held = await trustHeld(async () => {
+      const held = await trustHeld(b, async () => {
         opened = await connectDevice(bUrl, deviceId, secret);
         opened.send({ type: 'hello' });
         await opened.next('welcome');

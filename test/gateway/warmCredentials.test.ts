@@ -20,6 +20,7 @@ import {
 import { createCredentialCache } from '../../gateway/auth/credentialCache.js';
 import { openStore, type CloudStore, asCloud } from '../../runtime/index.js';
 import { connectDevice } from '../support/device.js';
+import { recordStatements, trustHeld } from '../support/gatewayCaches.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { CLOUD_DIALECTS } from '../support/stores.js';
 
@@ -47,19 +48,6 @@ describe.skipIf(!postgres)('credentials read ahead as a gateway starts, on Postg
     });
     started.push(gateway);
     return { gateway, url: await gateway.listen(0) };
-  };
-  /** Whether `gateway` vouched for its caches at every look while `run` ran (every 5 ms). */
-  const trustHeld = async (gateway: Gateway, run: () => Promise<void>): Promise<boolean> => {
-    const { changes, auth } = gateway.context;
-    const trusted = () => changes.trusted() && auth.nonces.readsFromMemory();
-    let held = trusted();
-    const look = setInterval(() => (held &&= trusted()), 5);
-    try {
-      await run();
-    } finally {
-      clearInterval(look);
-    }
-    return held && trusted();
   };
   const status = async (url: string, deviceId: string) => {
     const path = `/api/v1/devices/${deviceId}`;
@@ -92,19 +80,7 @@ describe.skipIf(!postgres)('credentials read ahead as a gateway starts, on Postg
         postgres: { schema: a.handle.location, maxConnections: 4 },
       }),
     );
-    const driver = store.driver;
-    if (driver.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected');
-    driver.pool.on('acquire', (client) => {
-      const target = client as unknown as { query: (...args: unknown[]) => unknown };
-      if ((target as { counted?: true }).counted) return;
-      (target as { counted?: true }).counted = true;
-      const query = target.query.bind(client);
-      target.query = (...args: unknown[]) => {
-        const first = args[0];
-        statements.push(typeof first === 'string' ? first : (first as { text: string }).text);
-        return query(...args);
-      };
-    });
+    recordStatements(store, statements);
   });
   afterAll(async () => {
     for (const gateway of started) await gateway.close();
@@ -120,9 +96,7 @@ describe.skipIf(!postgres)('credentials read ahead as a gateway starts, on Postg
       const { gateway, url } = await startGateway({ warmDevices: 2 });
       let device: Awaited<ReturnType<typeof connectDevice>> | undefined;
       let during: string[] = [];
-      // a gateway keeps and uses nothing while it cannot vouch that it hears changes in time
-      // (its own announcements late by more than 2 s, as on a loaded machine): only a run
-      // during which it vouched throughout counts
+      // only a run during which the gateway vouched for its caches throughout counts
       const held = await trustHeld(gateway, async () => {
         expect(await gateway.warmed).toBe(2);
         expect(credentialReads()).toHaveLength(1); // the two read in one statement
