@@ -16,6 +16,7 @@ import { migration as m0009 } from './0009_metrics_name_index.js';
 import { migration as m0010 } from './0010_command_type_check.js';
 import { migration as m0011 } from './0011_default_command_policy.js';
 import { migration as m0012 } from './0012_audit_search_pending_list.js';
+import { migration as m0013 } from './0013_open_command_indexes.js';
 
 /** All migrations, oldest first. */
 export const migrations: readonly Migration[] = [
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   m0010,
   m0011,
   m0012,
+  m0013,
 ];

@@ -37,6 +37,10 @@ const SHIPPED: Record<string, string> = {
   '0008_task_claim_indexes': '726c8cd1e02e7323af412b9836edb7d24811eb682e9a8f77cb39b064efcd7ca3',
   '0009_metrics_name_index': '9ad8fe1146fa67bd83e77c434b236f212002e0d8dd714f8dbd2f09fb81af56e9',
   '0010_command_type_check': '24a5fe0d41ef713a95ac1ab3692c1d50c964fd8ff1d8dbe8b560cad25facfdb4',
+  '0011_default_command_policy': '1a004657e7cc32254dbbfaa207b29c928bfd0688c8a347e37b8f52a9003ffac6',
+  '0012_audit_search_pending_list':
+    '971ef3d1db1bd6b263670290b041768efb6762cfa6d5ac1180bdc143861606be',
+  '0013_open_command_indexes': '5e73d02355ca96da598831842581ad2502aa3812b4bb3b17392a64bbbb7820e0',
 };
 
 describe('migrations', () => {

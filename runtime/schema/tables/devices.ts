@@ -87,9 +87,15 @@ export const deviceCommands: TableDef = {
   ],
   indexes: [
     index('idx_device_commands_device_status', ['device_id', 'status']),
-    index('idx_device_commands_batch', ['batch_id']),
-    index('idx_device_commands_broadcast', ['broadcast_id']),
-    index('idx_device_commands_due', ['status', 'next_attempt_at']),
+    // only the rows their queries look for: a command of a batch or a broadcast, an open
+    // command (migration 0013)
+    index('idx_device_commands_batch', ['batch_id'], { where: 'batch_id IS NOT NULL' }),
+    index('idx_device_commands_broadcast', ['broadcast_id'], {
+      where: 'broadcast_id IS NOT NULL',
+    }),
+    index('idx_device_commands_due', ['status', 'next_attempt_at'], {
+      where: "status = 'PENDING' OR status = 'DELIVERED'",
+    }),
   ],
 };
 
