@@ -109,6 +109,8 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
       wasmStorageDir: mkdtempSync(join(tmpdir(), 'saffron-wasm-')),
     });
     bUrl = await b.listen(0);
+    // the credentials read ahead as B starts are read before any statement is counted
+    await b.warmed;
   });
   afterAll(async () => {
     await b.close();
@@ -565,6 +567,8 @@ describe.skipIf(!postgres)('an unchanged poll answered from memory on PostgreSQL
       wasmStorageDir: mkdtempSync(join(tmpdir(), 'saffron-wasm-')),
     });
     cUrl = await c.listen(0);
+    // the credentials read ahead as C starts are read before any statement is counted
+    await c.warmed;
   });
   afterAll(async () => {
     await c.close();
