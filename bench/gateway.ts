@@ -19,7 +19,8 @@
  *   judged on) and once more while the gateway still holds them (`push_fleet_held_*`), as a
  *   gateway in service does — its heartbeats, presence writes and larger heap beside the push.
  *   The durable floor is measured the same way too: once alone, once while it holds as many
- *   idle device sockets (with the handshake floor's handshake and nothing after it).
+ *   idle device sockets (with the handshake floor's handshake, then only the protocol's
+ *   heartbeats), after the same hold; over each hold, the CPU the held fleet costs.
  * - SAF records accepted per second, signed, in batches of 500 through
  *   `POST /api/v1/transactions/batch`, against raw PostgreSQL inserting equivalent rows in
  *   multi-row INSERTs of 500 (goal: ≥ 0.30 of the raw rate).
@@ -504,6 +505,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.metrics.idle_event_loop_delay_p99_ms = round(held.heldLoopDelay.p99Ms);
       result.metrics.idle_event_loop_delay_max_ms = round(held.heldLoopDelay.maxMs);
     }
+    if (held.heldCpuShare) {
+      result.metrics.idle_cpu_share_gateway = round(held.heldCpuShare.server);
+      result.metrics.idle_cpu_share_fleet = round(held.heldCpuShare.clients);
+      result.metrics.idle_cpu_share_postgres = round(held.heldCpuShare.postgres);
+    }
     if (held.failed > 0)
       result.notes.push(`${held.failed} gateway connections failed (first: ${held.firstError})`);
     progress('  waiting for the gateway to record every disconnect');
@@ -800,6 +806,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       first: idle,
       count: s.connections,
       subnet: 6,
+      holdMs: IDLE_HOLD_MS,
       whileHeld: async () => {
         progress(`  ${s.commands} commands at ${s.rate}/s`);
         const {
@@ -819,6 +826,14 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       },
       progress,
     });
+    if (floorFleet.heldCpuShare) {
+      result.baselines.durable_push_floor_idle_cpu_share_server = round(
+        floorFleet.heldCpuShare.server,
+      );
+      result.baselines.durable_push_floor_idle_cpu_share_fleet = round(
+        floorFleet.heldCpuShare.clients,
+      );
+    }
     if (floorFleet.held < s.connections)
       result.notes.push(
         `durable push floor: ${floorFleet.held} of ${s.connections} idle device sockets held (first error: ${floorFleet.firstError})`,
@@ -973,6 +988,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         result.baselines.raw_ws_echo_rtt_p99_ms,
       ],
       [
+        'idle_cpu_share_gateway_vs_durable_floor',
+        result.metrics.idle_cpu_share_gateway,
+        result.baselines.durable_push_floor_idle_cpu_share_server,
+      ],
+      [
         'push_fleet_held_rtt_p99_vs_durable_floor_fleet_held',
         result.metrics.push_fleet_held_rtt_p99_ms,
         result.baselines.durable_push_floor_fleet_held_rtt_p99_ms,
@@ -1011,7 +1031,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_* / durable_handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
       `idle_event_loop_delay_* / raw_ws_idle_event_loop_delay_*: p99 and longest gap between the ticks of a 5 ms timer in the server process (monitorEventLoopDelay; about 5 ms while its event loop is free, a stall of X ms shows as about X + 5) while it held the idle connections ${IDLE_HOLD_MS / 1000} s with nothing else going on — one heartbeat interval of the gateway's and a second: its own periodic work over all its sessions, against a bare ws server holding as many`,
       'push_event_loop_delay_* / durable_push_floor_event_loop_delay_*: the same gaps over the push measurement at the offered rate, warm-up round included — a collection or a long synchronous pass holds every push in flight that long',
-      `push_fleet_held_*: the push measurement (same rate, commands and ${PUSH_DEVICES} device sockets, its own warm-up round) run once more while the gateway still holds the idle connections, after their hold and before they close — the case of a gateway in service, whose heap, heartbeats and presence writes the push shares (push_fleet_held_cpu_ms_*: per command, warm-up round included, of the gateway, of PostgreSQL and of the client processes holding the idle connections); push_rtt_* and push_max_rate_per_s stay measured with the idle connections closed, as before, so their series carries on; durable_push_floor_fleet_held_*: the durable floor's push measured the same way, while the floor server holds as many idle device sockets (the same clients and handshake as the handshake floor; no server heartbeats, no presence) — what holding a fleet costs a push with nothing of Saffron`,
+      `push_fleet_held_*: the push measurement (same rate, commands and ${PUSH_DEVICES} device sockets, its own warm-up round) run once more while the gateway still holds the idle connections, after their hold and before they close — the case of a gateway in service, whose heap, heartbeats and presence writes the push shares (push_fleet_held_cpu_ms_*: per command, warm-up round included, of the gateway, of PostgreSQL and of the client processes holding the idle connections); push_rtt_* and push_max_rate_per_s stay measured with the idle connections closed, as before, so their series carries on; durable_push_floor_fleet_held_*: the durable floor's push measured the same way, after the same hold, while the floor server holds as many idle device sockets (the same clients and handshake as the handshake floor; the protocol's heartbeats — each socket visited once per 30 s by a shared timer wheel and sent a heartbeat frame when quiet for half of that, which the device answers — and no presence) — what holding a fleet costs a push with nothing of Saffron`,
+      `idle_cpu_share_* / durable_push_floor_idle_cpu_share_*: the share of one core used over the ${IDLE_HOLD_MS / 1000} s hold of the idle connections by the server process (gateway / server), by the client processes holding them (fleet) and by PostgreSQL (from /proc, Linux only): what a held fleet costs with nothing else going on, mostly its heartbeats (about connections ÷ 30 s frames each way); the durable floor's is the protocol's heartbeats alone`,
       'push_cpu_ms_* / durable_push_floor_cpu_ms_*: CPU time per command of the server process and of every PostgreSQL process (from /proc, Linux only) over the push measurement, warm-up round included: what a push costs the machine, against the floor doing only its two commits',
       'saf_records_per_s: records newly stored per second of upload time; raw_batch_insert_rows_per_s: equivalent rows by multi-row INSERT of 500, autocommit, same batches in flight',
       'config_304_per_s: device-signed polls answered 304 per second',

@@ -33,6 +33,12 @@ export interface IdleResult {
   cpuMsPerConnection: { server: number; clients: number; postgres: number } | null;
   /** The server's event-loop gaps while it held the connections `holdMs`; null without. */
   heldLoopDelay: LoopDelay | null;
+  /**
+   * The share of one core the server, the client processes and PostgreSQL each used while
+   * the connections were held `holdMs` with nothing else going on (their liveness traffic and
+   * the server's periodic work); null without a hold, or off Linux.
+   */
+  heldCpuShare: { server: number; clients: number; postgres: number } | null;
 }
 
 /** The gaps between a server's event-loop timer ticks over a part (bench/gateway/server.ts `loopDelay`). */
@@ -125,16 +131,33 @@ export async function measureIdle(options: {
       `  ${held} held (${failed} failed${firstError ? `: ${firstError}` : ''}) after ${connectSeconds.toFixed(1)} s; RSS ${mib(before.rss)} → ${mib(after.rss)} MiB`,
     );
     let heldLoopDelay: LoopDelay | null = null;
+    let heldCpuShare: IdleResult['heldCpuShare'] = null;
     if (holdMs > 0) {
       progress(`  holding them ${holdMs / 1000} s idle`);
       await server.call({ kind: 'loopDelay' }); // from here
+      const cpuFrom = { server: readCpu([server.pid]), clients: readCpu(clientPids) };
+      const from = performance.now();
       await new Promise((resolve) => setTimeout(resolve, holdMs));
+      const cpuTo = { server: readCpu([server.pid]), clients: readCpu(clientPids) };
+      const seconds = (performance.now() - from) / 1000;
       heldLoopDelay = await server.call<LoopDelay>({ kind: 'loopDelay' });
+      if (cpuFrom.server && cpuTo.server && cpuFrom.clients && cpuTo.clients) {
+        const served = cpuBetween(cpuFrom.server, cpuTo.server);
+        heldCpuShare = {
+          server: served.workerSeconds / seconds,
+          clients: cpuBetween(cpuFrom.clients, cpuTo.clients).workerSeconds / seconds,
+          postgres: served.serverSeconds / seconds,
+        };
+      }
+      progress(
+        `  held: server ${percent(heldCpuShare?.server)}, clients ${percent(heldCpuShare?.clients)}, PostgreSQL ${percent(heldCpuShare?.postgres)} of a core`,
+      );
     }
     await whileHeld?.(clientPids);
     await Promise.all(children.map((c) => c.call({ kind: 'close' })));
     return {
       heldLoopDelay,
+      heldCpuShare,
       held,
       failed,
       firstError,
@@ -165,6 +188,8 @@ export const statementsOf = (server: Child): Promise<number | null> =>
   server.call<number>({ kind: 'statements' }).catch(() => null);
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const percent = (share: number | undefined) =>
+  share === undefined ? '?' : `${(100 * share).toFixed(1)} %`;
 
 /** Poll `done` until it holds (at most `timeoutMs`). */
 export async function waitFor(done: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {

@@ -36,8 +36,10 @@
  *   commits a command's round trip cannot do without (created before anyone is told,
  *   executed before the ack is confirmed), one statement each, behind the same transports as
  *   the gateway's (the operator's HTTP request, the device's WebSocket). It also holds idle
- *   device sockets on their usual paths, with `challenge-ws`'s handshake, so that it can push
- *   beside a fleet as the gateway does.
+ *   device sockets on their usual paths, with `challenge-ws`'s handshake and then the
+ *   protocol's heartbeats (the gateway's cadence: each socket visited once per 30 s by a
+ *   shared timer wheel, sent a `heartbeat` when quiet for half of that, dropped after three
+ *   silent intervals), so that it can push beside a fleet as the gateway does.
  *
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
@@ -58,6 +60,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createGateway, loadKeyring } from '../../gateway/index.js';
+import { createTickWheel } from '../../gateway/link/tickWheel.js';
 import {
   newSocketChallenge,
   SOCKET_PROOF_VERSION,
@@ -103,6 +106,8 @@ const SKEW_MS = 300_000;
 /** What the `challenge-ws` welcome announces: the gateway's defaults (gateway/link/settings.ts). */
 const HEARTBEAT_INTERVAL_MS = 30_000;
 const MAX_MESSAGE_BYTES = 64 * 1024;
+/** Intervals without a frame from a device before its socket is dropped (the gateway's default). */
+const MISSED_HEARTBEATS = 3;
 
 /** A `challenge-ws` socket until its hello: whose it is and what it was asked. */
 interface Challenged {
@@ -173,11 +178,13 @@ function challengeServer(benchKey: string, rows?: DeviceRows) {
 
 /**
  * The device protocol's handshake on a bare `ws` server, and nothing after it (the device's
- * heartbeats are ignored): an `upgrade` listener for device socket paths, and its sockets.
+ * heartbeats are not read): an `upgrade` listener for device socket paths, and its sockets.
  * With `rows`, an upgrade waits for the device's row before its signature is checked (an
- * unknown device is a 401), and a proven socket's connect and end are recorded.
+ * unknown device is a 401), and a proven socket's connect and end are recorded. With
+ * `heartbeats`, the proven sockets also carry the protocol's liveness traffic (see
+ * {@link heartbeatWheel}).
  */
-function deviceHandshake(benchKey: string, rows?: DeviceRows) {
+function deviceHandshake(benchKey: string, rows?: DeviceRows, heartbeats = false) {
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -187,14 +194,17 @@ function deviceHandshake(benchKey: string, rows?: DeviceRows) {
   const challenged = new WeakMap<WebSocket, Challenged>();
   // the device of each proven socket, when its rows are kept
   const proven = new WeakMap<WebSocket, string>();
+  const liveness = heartbeats ? heartbeatWheel() : undefined;
   function onClose(this: WebSocket): void {
+    liveness?.delete(this);
     const deviceId = proven.get(this);
     if (deviceId !== undefined) rows?.disconnected(deviceId);
   }
   // shared listener, no closure per socket (as the gateway's sessions)
   function onMessage(this: WebSocket, data: Buffer): void {
     const asked = challenged.get(this);
-    if (asked === undefined) return; // after the welcome: heartbeats only prove the device alive
+    // after the welcome: heartbeats only prove the device alive
+    if (asked === undefined) return liveness?.heard(this);
     let frame: { type?: unknown; proof?: unknown } | null;
     try {
       frame = JSON.parse(data.toString('utf8')) as typeof frame;
@@ -221,6 +231,7 @@ function deviceHandshake(benchKey: string, rows?: DeviceRows) {
         max_message_bytes: MAX_MESSAGE_BYTES,
       }),
     );
+    liveness?.add(this);
   }
   function onError(this: WebSocket): void {
     this.terminate();
@@ -243,7 +254,7 @@ function deviceHandshake(benchKey: string, rows?: DeviceRows) {
       challenged.set(ws, { deviceId: upgrade.deviceId, secret, challenge });
       ws.on('message', onMessage);
       ws.on('error', onError);
-      if (rows) ws.on('close', onClose);
+      if (rows || liveness) ws.on('close', onClose);
       ws.send(JSON.stringify({ type: 'challenge', challenge, version: SOCKET_PROOF_VERSION }));
       socket.uncork();
     });
@@ -259,6 +270,51 @@ function deviceHandshake(benchKey: string, rows?: DeviceRows) {
     );
   };
   return { onUpgrade, wss };
+}
+
+/** When a socket of {@link heartbeatWheel} last wrote and was last heard from (ms). */
+interface Liveness {
+  writtenAt: number;
+  heardAt: number;
+}
+
+/**
+ * The device protocol's liveness traffic on a set of idle sockets, as the gateway's device
+ * hub does it (gateway/link/hub.ts, session.ts) and nothing else: each socket is visited
+ * once per heartbeat interval by a shared timer wheel; one not heard from for
+ * {@link MISSED_HEARTBEATS} intervals is dropped, one written to no more recently than half
+ * an interval ago is sent a `heartbeat` frame (which the device answers with one). A held
+ * fleet of N idle devices so carries about N / 30 s frames each way, as a gateway's does.
+ */
+function heartbeatWheel() {
+  const state = new WeakMap<WebSocket, Liveness>();
+  const frame = JSON.stringify({ type: 'heartbeat' });
+  const wheel = createTickWheel<WebSocket>(HEARTBEAT_INTERVAL_MS, (sockets) => {
+    const now = performance.now();
+    for (const socket of sockets) {
+      const live = state.get(socket)!;
+      if (now - live.heardAt > MISSED_HEARTBEATS * HEARTBEAT_INTERVAL_MS) socket.terminate();
+      else if (now - live.writtenAt >= HEARTBEAT_INTERVAL_MS / 2) {
+        live.writtenAt = now;
+        socket.send(frame);
+      }
+    }
+  });
+  wheel.start();
+  return {
+    add(socket: WebSocket) {
+      const now = performance.now();
+      state.set(socket, { writtenAt: now, heardAt: now });
+      wheel.add(socket);
+    },
+    heard(socket: WebSocket) {
+      const live = state.get(socket);
+      if (live) live.heardAt = performance.now();
+    },
+    delete(socket: WebSocket) {
+      wheel.delete(socket);
+    },
+  };
 }
 
 function destroyOnError(this: Duplex): void {
@@ -448,7 +504,7 @@ async function start(
       // the operator's agent does not meet a connection the server is closing
       server.keepAliveTimeout = 72_000;
       const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-      const idle = deviceHandshake(spec.benchKey);
+      const idle = deviceHandshake(spec.benchKey, undefined, true);
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
         const n = /^\/floor\/ws\/(\d+)$/.exec(request.url ?? '')?.[1];
         if (n === undefined) return idle.onUpgrade(request, socket, head);
