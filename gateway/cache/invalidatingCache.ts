@@ -3,6 +3,13 @@
  * go first beyond `maxEntries`, and every entry expires after `ttlMs` (a backstop should a
  * notification never arrive).
  *
+ * Recency is kept nearly, not exactly: a hit moves its entry to the young end of the order
+ * only when the entry sits in the older half of it (half of `maxEntries` or more entries were
+ * kept after it). Each use therefore keeps an entry for at least half the capacity's worth of
+ * later entries, and the hits on a hot entry — one token, one command type's rules — leave
+ * the map as it is: moving an entry deletes and re-adds it, and a long-lived `Map` that does
+ * so at every request keeps reallocating its table in the old generation.
+ *
  * The race it closes: a read that started before an invalidation may return the old value
  * after it. Each read in flight is registered under its key; invalidating the key (or
  * clearing) marks the read stale, and a stale read's value is returned to its caller but
@@ -51,6 +58,8 @@ export interface InvalidatingCache<V> {
 interface Entry<V> {
   value: V;
   expiresAt: number;
+  /** Where it was last put in the order (the count of entries kept before it). */
+  placed: number;
 }
 
 interface Read {
@@ -62,8 +71,10 @@ export function createInvalidatingCache<V>(
   options: InvalidatingCacheOptions,
 ): InvalidatingCache<V> {
   const nowMs = options.nowMs ?? (() => performance.now());
-  const entries = new Map<string, Entry<V>>(); // insertion order = least recently used first
+  const entries = new Map<string, Entry<V>>(); // insertion order ≈ least recently used first
   const reads = new Map<string, Set<Read>>();
+  const half = Math.max(1, Math.floor(options.maxEntries / 2));
+  let placed = 0; // entries kept so far, moves included
 
   const spoil = (set: Set<Read> | undefined) => set?.forEach((read) => (read.stale = true));
 
@@ -72,9 +83,16 @@ export function createInvalidatingCache<V>(
       if (!options.trusted()) return undefined;
       const entry = entries.get(key);
       if (!entry) return undefined;
-      entries.delete(key);
-      if (entry.expiresAt <= nowMs()) return undefined;
-      entries.set(key, entry); // most recently used now
+      if (entry.expiresAt <= nowMs()) {
+        entries.delete(key);
+        return undefined;
+      }
+      if (placed - entry.placed >= half) {
+        // in the older half: most recently used now
+        entries.delete(key);
+        entry.placed = ++placed;
+        entries.set(key, entry);
+      }
       return entry.value;
     },
     async fill(key, read, keep) {
@@ -91,7 +109,7 @@ export function createInvalidatingCache<V>(
           const value = keep(result);
           entries.delete(key);
           if (value !== undefined)
-            entries.set(key, { value, expiresAt: startedAt + options.ttlMs });
+            entries.set(key, { value, expiresAt: startedAt + options.ttlMs, placed: ++placed });
           for (const oldest of entries.keys()) {
             if (entries.size <= options.maxEntries) break;
             entries.delete(oldest);

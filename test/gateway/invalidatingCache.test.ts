@@ -101,6 +101,19 @@ describe('invalidating cache', () => {
     expect(cache.get('c')).toBeUndefined();
   });
 
+  it('keeps an entry hit among its newer half for at least half its size of later entries', async () => {
+    const cache = cacheOf({ maxEntries: 4 });
+    const fill = (key: string) => cache.fill(key, () => Promise.resolve(key), same);
+    for (const key of ['a', 'b', 'c', 'd']) await fill(key);
+    expect(cache.get('c')).toBe('c'); // among the newer half: it keeps its place
+    await fill('e'); // a goes
+    await fill('f'); // b goes
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('c')).toBe('c'); // two (half of 4) later entries on, still kept
+    expect(cache.size).toBe(4);
+  });
+
   it("counts an entry's age from the start of the read that filled it", async () => {
     let now = 0;
     const cache = cacheOf({ nowMs: () => now });
