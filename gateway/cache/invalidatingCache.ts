@@ -5,10 +5,11 @@
  *
  * Recency is kept nearly, not exactly: a hit moves its entry to the young end of the order
  * only when the entry sits in the older half of it (half of `maxEntries` or more entries were
- * kept after it). Each use therefore keeps an entry for at least half the capacity's worth of
- * later entries, and the hits on a hot entry — one token, one command type's rules — leave
- * the map as it is: moving an entry deletes and re-adds it, and a long-lived `Map` that does
- * so at every request keeps reallocating its table in the old generation.
+ * placed after it, new ones and moved ones). Each use therefore keeps an entry through at
+ * least half the capacity's worth of later placements, and the hits on a hot entry — one
+ * token, one command type's rules — leave the map as it is: moving an entry deletes and
+ * re-adds it, and a long-lived `Map` that does so at every request keeps reallocating its
+ * table in the old generation.
  *
  * The race it closes: a read that started before an invalidation may return the old value
  * after it. Each read in flight is registered under its key; invalidating the key (or
@@ -74,7 +75,7 @@ export function createInvalidatingCache<V>(
   const entries = new Map<string, Entry<V>>(); // insertion order ≈ least recently used first
   const reads = new Map<string, Set<Read>>();
   const half = Math.max(1, Math.floor(options.maxEntries / 2));
-  let placed = 0; // entries kept so far, moves included
+  let placed = 0; // placements so far: entries kept, and moves
 
   const spoil = (set: Set<Read> | undefined) => set?.forEach((read) => (read.stale = true));
 
