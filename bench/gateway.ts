@@ -48,7 +48,8 @@
  *   one, or halving from it when it misses), for the gateway and for the durable floor: on a
  *   machine where even the floor misses 20 ms at the offered rate, the fixed-rate goal asks
  *   for something no server there does, and the ratio of the two rates still says how much
- *   of the floor's capacity the gateway keeps.
+ *   of the floor's capacity the gateway keeps. Each step is noted with the CPU a command cost
+ *   the server and PostgreSQL at that rate.
  * - Whether PostgreSQL NOTIFY (a database-wide lock at commit) limits cross-gateway push:
  *   write transactions/s with and without a NOTIFY in each, same connections, same run.
  * - SQL statements per handshake, per 304 poll and per push, counted in the gateway process
@@ -78,7 +79,13 @@ import { deviceIdOf, deviceSecretOf } from './gateway/fleet.js';
 import { keepAlive, send } from './gateway/http.js';
 import { type LoopDelay, measureIdle, statementsOf, waitFor } from './gateway/idle.js';
 import { type CpuSpent, cpuBetween, readCpu } from './cpu.js';
-import { measureDurableFloor, measureEcho, measurePush, withWarmUp } from './gateway/push.js';
+import {
+  type EchoResult,
+  measureDurableFloor,
+  measureEcho,
+  measurePush,
+  withWarmUp,
+} from './gateway/push.js';
 import { measureNotify } from './gateway/notify.js';
 import { measureSaf } from './gateway/saf.js';
 import { measureConnectRounds, pairedMedian, type RoundRates } from './gateway/rounds.js';
@@ -156,10 +163,13 @@ async function withServerCost<T>(server: Child, commands: number, measure: () =>
 /** The lowest rate the downward search of {@link maxPushRate} tries. */
 const PUSH_MIN_SEARCH_RATE = 125;
 
-/** A push measurement as the rate search judges it. */
+/** A push measurement as the rate search judges and notes it. */
 interface PushStep {
+  rttP50: number;
   rttP99: number;
   completedPerS: number;
+  /** CPU ms per command of the server and of PostgreSQL, warm-up included (null off Linux). */
+  cpu: { process: number; postgres: number } | null;
 }
 
 /** Whether `step`, offered at `rate`, kept p99 ≤ PUSH_P99_GOAL_MS and completed ≥ 99 % of it. */
@@ -169,7 +179,8 @@ const pushKept = (rate: number, step: PushStep) =>
 /**
  * The highest offered push rate that completes with p99 ≤ PUSH_P99_GOAL_MS and ≥ 99 % of the
  * rate, given `base` measured at `rate`: doubling from it while the steps pass when it passed,
- * halving from it down to PUSH_MIN_SEARCH_RATE when it did not (0 when none passed). `who`
+ * halving from it down to PUSH_MIN_SEARCH_RATE when it did not (0 when none passed). Each step
+ * searched, and a `base` that missed, is noted with its p50, p99 and CPU per command; `who`
  * names the server in the notes.
  */
 async function maxPushRate(
@@ -180,34 +191,29 @@ async function maxPushRate(
   progress: (m: string) => void,
   notes: string[],
 ): Promise<number> {
+  const noted = (r: number, s: PushStep) => {
+    const kept = pushKept(r, s);
+    const cpu = s.cpu
+      ? `; CPU per command ${s.cpu.process} ms (${who}) + ${s.cpu.postgres} ms (PostgreSQL), warm-up included`
+      : '';
+    notes.push(
+      `${who}: ${r}/s offered ${kept ? 'kept' : 'missed'} the goal: push p50 ${round(s.rttP50)} ms, p99 ${round(s.rttP99)} ms, ${round(s.completedPerS)} completed/s${cpu} (the client — one process, ${PUSH_DEVICES} sockets — shares the machine's 2 cores)`,
+    );
+    return kept;
+  };
   const step = async (r: number) => {
     progress(`${who}: searching the highest push rate, ${r}/s offered`);
     const s = await measure(r);
     progress(`  p99 ${s.rttP99.toFixed(1)} ms, ${Math.round(s.completedPerS)} completed/s`);
-    return s;
+    return noted(r, s);
   };
-  const failed = (r: number, s: PushStep) =>
-    notes.push(
-      `${who}: ${r}/s offered gave push p99 ${round(s.rttP99)} ms, ${round(s.completedPerS)} completed/s (the client — one process, ${PUSH_DEVICES} sockets — shares the machine's 2 cores)`,
-    );
   if (!pushKept(rate, base)) {
-    failed(rate, base);
-    for (let r = rate / 2; r >= PUSH_MIN_SEARCH_RATE; r /= 2) {
-      const s = await step(r);
-      if (pushKept(r, s)) return r;
-      failed(r, s);
-    }
+    noted(rate, base);
+    for (let r = rate / 2; r >= PUSH_MIN_SEARCH_RATE; r /= 2) if (await step(r)) return r;
     return 0;
   }
   let best = rate;
-  for (let r = rate * 2; r <= 32_000; r *= 2) {
-    const s = await step(r);
-    if (!pushKept(r, s)) {
-      failed(r, s);
-      break;
-    }
-    best = r;
-  }
+  for (let r = rate * 2; r <= 32_000 && (await step(r)); r *= 2) best = r;
   return best;
 }
 
@@ -554,8 +560,14 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       );
     result.metrics.push_max_rate_per_s = await maxPushRate(
       s.rate,
-      pushed,
-      (rate) => pushThroughGateway(rate, Math.max(2000, rate * PUSH_STEP_SECONDS)),
+      { ...pushed, cpu: pushCpu ?? null },
+      async (rate) => {
+        const count = Math.max(2000, rate * PUSH_STEP_SECONDS);
+        const { value, cpu } = await withServerCost(gateway.child, count, () =>
+          pushThroughGateway(rate, count),
+        );
+        return { ...value, cpu: cpu ?? null };
+      },
       'gateway',
       progress,
       result.notes,
@@ -786,12 +798,21 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.baselines.durable_push_floor_cpu_ms_server = floorCpu.process;
       result.baselines.durable_push_floor_cpu_ms_postgres = floorCpu.postgres;
     }
+    const floorStep = (step: EchoResult, cpu: PushStep['cpu'] | undefined): PushStep => ({
+      rttP50: step.p50,
+      rttP99: step.p99,
+      completedPerS: step.completedPerS,
+      cpu: cpu ?? null,
+    });
     const floorMax = await maxPushRate(
       s.rate,
-      { rttP99: floor.p99, completedPerS: floor.completedPerS },
+      floorStep(floor, floorCpu),
       async (rate) => {
-        const step = await floorPush(rate, Math.max(2000, rate * PUSH_STEP_SECONDS));
-        return { rttP99: step.p99, completedPerS: step.completedPerS };
+        const count = Math.max(2000, rate * PUSH_STEP_SECONDS);
+        const { value, cpu } = await withServerCost(durable.child, count, () =>
+          floorPush(rate, count),
+        );
+        return floorStep(value, cpu);
       },
       'durable push floor',
       progress,
@@ -1025,7 +1046,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       'bytes_per_connection: growth of the server process RSS (after full GCs) from idle to holding idle_connections, divided by them; each connection did a signed upgrade and a hello',
       "push_rtt_*: from the moment the operator POST was due (open loop at the rate) until the device received the server's `acked` frame (command created, pushed, executed, EXECUTED committed); push_delivery_*: until the `command` frame reached the device",
       `durable_push_floor_rtt_*: the same paced rate over the same transports — the operator's HTTP POST (same keep-alive client) to a bare node http server (no fastify) that commits one row (autocommit, pool of ${GATEWAY_POOL}) before pushing the command on the device's bare ws socket and answering 201, and one before answering each ack — the two commits of a push round trip and nothing else; the push goal of ${PUSH_P99_GOAL_MS} ms p99 is reachable only if this floor is well below it`,
-      `push_max_rate_per_s / durable_push_floor_max_rate_per_s: the highest offered rate, in steps doubling from the ${s.rate}/s offered (halving from it, down to ${PUSH_MIN_SEARCH_RATE}/s, when that one misses), that completes ≥ 99 % of the rate with round-trip p99 ≤ ${PUSH_P99_GOAL_MS} ms (0: none did), each step at least 2,000 commands; their ratio is the share of the floor's capacity at that latency the gateway keeps, which unlike a fixed rate carries over between machines`,
+      `push_max_rate_per_s / durable_push_floor_max_rate_per_s: the highest offered rate, in steps doubling from the ${s.rate}/s offered (halving from it, down to ${PUSH_MIN_SEARCH_RATE}/s, when that one misses), that completes ≥ 99 % of the rate with round-trip p99 ≤ ${PUSH_P99_GOAL_MS} ms (0: none did), each step at least 2,000 commands; their ratio is the share of the floor's capacity at that latency the gateway keeps, which unlike a fixed rate carries over between machines; each step searched is noted with its p50, p99 and CPU per command (of the server process and of PostgreSQL, its warm-up round included): a machine that runs code slower when it comes to it cold — as it does between commands far apart — makes a command cost more CPU at a low rate than at a high one, and a server that runs more code per command pays more of that`,
       "handshake_floor_*: the same clients and connections against a bare ws server (no fastify, no database) doing only the device protocol's work: verify the signed upgrade with the device's secret, send a random challenge, verify the hello's proof (same runtime/crypto functions), answer a welcome of the gateway's shape — what a connect costs before anything of Saffron (admission, authentication's caches, rate limits, sessions, presence, delivery)",
       "durable_handshake_floor_*: the handshake floor plus the database work of a device's first handshake with a gateway that reads each device's row as it arrives (the gateway reads the devices most recently seen ahead as it starts, and so skips most of those reads), and nothing else of Saffron: the device's row read before its signature is checked (its sealed secrets and whether commands wait for it; reads arriving together share one statement, one in flight at a time, after a 2 ms gather, as the gateway's credential reads), and the device recorded ONLINE with its last_seen once proven (OFFLINE when it goes), written behind every 250 ms in one statement — no actor snapshot, webhook event, admission, rate limit or delivery; durable_handshake_floor_vs_raw_ws is how much of the goal's baseline a durable gateway that reads each device as it arrives can reach on this machine, and connects_vs_durable_handshake_floor how Saffron compares with it",
       'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_* / durable_handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',
