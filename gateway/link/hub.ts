@@ -22,6 +22,14 @@
  * once per `heartbeatIntervalMs`, spread over the interval by a timer wheel (tickWheel.ts)
  * rather than all sessions in one pass.
  *
+ * Devices with nothing to resume (quietDevices.ts): a session that ends with every command it
+ * pushed acked leaves its device quiet, so a reconnect needs no statement (session.ts). One
+ * that leaves pushed commands unacked NOTIFYs the other gateways, in groups as sessions end,
+ * so that none of them takes its own entry for the device; a command created DELIVERED for
+ * a session that has ended meanwhile spoils this gateway's entry. What slips past both (a
+ * gateway that dies first, a device back on another gateway before the notification) is
+ * retried after the ack timeout, as before.
+ *
  * A socket upgraded without a nonce must answer its challenge (frames.ts) before it counts:
  * it is held apart, replaces no session of its device and gets no push, and one shared
  * timer closes those that have not proven themselves in time.
@@ -168,8 +176,41 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
     for (const [deviceId, session] of sessions) if (session.idle()) found.push(deviceId);
     return found;
   };
-  const pushDelivered = (command: CommandRecord) =>
-    sessions.get(command.deviceId)?.pushDelivered(command);
+  const pushDelivered = (command: CommandRecord) => {
+    const session = sessions.get(command.deviceId);
+    if (session) session.pushDelivered(command);
+    else ctx.quietDevices.touched(command.deviceId); // its session ended meanwhile
+  };
+
+  // devices whose ended sessions left pushed commands unacked, told to the other gateways
+  let leftBehind: string[] = [];
+  let telling = false;
+  const tellLeftBehind = async () => {
+    try {
+      while (leftBehind.length > 0) {
+        const deviceIds = leftBehind;
+        leftBehind = [];
+        try {
+          await ctx.store.transaction((tx) => notifyCommands(tx, deviceIds, nodeId));
+        } catch (error) {
+          // they are retried after the ack timeout all the same
+          log.warn(
+            { err: error, devices: deviceIds.length },
+            'could not tell the other gateways of unacked commands',
+          );
+        }
+      }
+    } finally {
+      telling = false;
+    }
+  };
+  const leftUnacked = (deviceId: string) => {
+    if (ctx.store.driver.dialect !== 'postgres') return; // one process: no other gateway
+    leftBehind.push(deviceId);
+    if (telling) return;
+    telling = true;
+    void track(tellLeftBehind());
+  };
 
   const admission = createAdmission({
     limit: settings.maxPendingHandshakes,
@@ -273,6 +314,7 @@ export function createDeviceHub(ctx: GatewayContext, settings: DeviceLinkSetting
       live.delete(settled);
       heartbeats.delete(settled);
     },
+    leftUnacked,
   };
 
   return {

@@ -1,25 +1,35 @@
 /**
  * Devices known to have nothing to resume, so that their hello needs no statement.
  *
- * The credential read of a device that connects cold (credentialCache.ts, on the upgrade)
- * also says whether it has a PENDING or DELIVERED command. When it has none, and nothing
- * since the read began may have made one deliverable, the hello's resume (redelivery, then
- * delivery: session.ts) would find nothing: the session skips it and is idle at once.
+ * Two things tell. The credential read of a device that connects cold (credentialCache.ts,
+ * on the upgrade) also says whether it has a PENDING or DELIVERED command. And a session of
+ * this gateway that ends knows it (session.ts): its resume was done, no delivery was running
+ * or wanted, and every command it pushed was acked on it. Either is a read here: it begins
+ * ({@link QuietDevices.reading}; a session's as its socket ends) and ends with what it found
+ * ({@link QuietDevices.read}; a session's once its last work is done). When it found nothing,
+ * and nothing since it began may have made a command deliverable, the next hello's resume
+ * (redelivery, then delivery) would find nothing: the session skips it and is idle at once.
  *
- * "Nothing since the read began": every path that makes a command deliverable wakes its
- * device here or NOTIFYs the gateways (hub.ts), after its commit; the hub reports each wake
- * and each notification as {@link QuietDevices.touched}, which spoils the device's entry. A
- * commit before the read's snapshot is in what the read saw; one after it is touched after
- * the read began. Lost notifications (the LISTEN connection dropped) spoil every entry, and
- * nothing is taken while the gateway cannot vouch that it hears changes in time (`trusted`).
+ * "Nothing since it began": every path that makes a command deliverable wakes its device here
+ * or NOTIFYs the gateways (hub.ts), after its commit; the hub reports each wake and each
+ * notification as {@link QuietDevices.touched}, which spoils the device's entry. So do a
+ * command created DELIVERED for a session that has ended and a session on another gateway that
+ * ends with commands it pushed unacked (it NOTIFYs). A commit before a read's snapshot is in
+ * what the read saw; one after it is touched after the read began. Lost notifications (the
+ * LISTEN connection dropped) spoil every entry, and nothing is taken while the gateway cannot
+ * vouch that it hears changes in time (`trusted`).
  *
- * Entries are few (devices between their upgrade and their hello), bounded in number, and
- * taken at most once; one older than `maxAgeMs` counts for nothing.
+ * Entries are bounded in number (the oldest go first) and taken at most once; one older
+ * than `maxAgeMs` counts for nothing. A wrong "nothing to resume" is never a lost command:
+ * a DELIVERED command left unacked is retried after the ack timeout all the same.
  */
 
 /** What the gateway knows of devices connecting. */
 export interface QuietDevices {
-  /** A read of `deviceIds` is about to start; returns its number, for {@link read}. */
+  /**
+   * A read of `deviceIds` is about to start (or a session of one is ending); returns its
+   * number, for {@link read}.
+   */
   reading(deviceIds: readonly string[]): number;
   /** What read `read` found: whether `deviceId` had no PENDING or DELIVERED command. */
   read(deviceId: string, read: number, quiet: boolean): void;

@@ -9,6 +9,15 @@
  * on the next hello, or retried after the ack timeout. The device deduplicates by
  * `command_id`.
  *
+ * Leaving quiet: a session knows, as it ends, whether its device has anything to resume —
+ * the hello's resume is done, no delivery is running or wanted, and every command it pushed
+ * was acked on it. Then it leaves the device quiet (quietDevices.ts), so the device's next
+ * hello on this gateway runs no statement: a fleet reconnecting after a network blip costs
+ * the handshakes alone. The entry is opened as the socket ends, so anything that makes a
+ * command deliverable afterwards spoils it, and is kept only once the session's last work
+ * is done. A session that leaves commands it pushed unacked says so to the other gateways
+ * (`host.leftUnacked`), which drop their own entry for the device.
+ *
  * Back-pressure: a device that reads slowly makes `bufferedAmount` (bytes queued in the
  * socket) grow. Above `maxBufferedBytes` nothing more is pushed — commands stay PENDING in
  * the database, not in memory — and delivery resumes once the queue drains below half the
@@ -98,6 +107,8 @@ export interface SessionHost {
   onEnd(session: DeviceSession): void;
   /** An ended session's work is done (called once, as its `ended` resolves). */
   onSettled(session: DeviceSession): void;
+  /** An ended session left commands it pushed unacked: the device has something to resume. */
+  leftUnacked(deviceId: string): void;
 }
 
 /** What one session is opened with besides its socket and device. */
@@ -166,6 +177,10 @@ class Session implements DeviceSession {
   /** The resume runs in rounds like any delivery; these it already pushed again. */
   private resumed = false;
   private redelivered: string[] | undefined = undefined;
+  /** Commands pushed (or meant to be) and not acked on this socket; undefined when none. */
+  private unacked: Set<string> | undefined = undefined;
+  /** The quiet entry opened as the socket ended (quietDevices.ts), if the device was proven. */
+  private leaving: number | undefined = undefined;
 
   constructor(
     private readonly socket: ServedSocket,
@@ -232,13 +247,17 @@ class Session implements DeviceSession {
       this.wake();
   }
 
+  /** Write `commands`, each DELIVERED to this device; each counts as unacked until its ack. */
   private push(commands: readonly CommandRecord[]): void {
-    commands.forEach((c, i) =>
+    if (commands.length === 0) return;
+    const unacked = (this.unacked ??= new Set());
+    commands.forEach((c, i) => {
+      unacked.add(c.commandId);
       this.send(
         { type: 'command', command: this.host.signer.delivered(c) },
         i === commands.length - 1 ? () => this.drained() : undefined,
-      ),
-    );
+      );
+    });
   }
 
   private writable(): boolean {
@@ -345,6 +364,8 @@ class Session implements DeviceSession {
         },
         this.address(),
       );
+      if (this.unacked?.delete(frame.command_id) && this.unacked.size === 0)
+        this.unacked = undefined;
       this.send({
         type: 'acked',
         command_id: frame.command_id,
@@ -431,11 +452,24 @@ class Session implements DeviceSession {
     this.over = true;
     this.handshakeOver();
     this.host.onEnd(this);
-    if (this.connected) this.host.presence.disconnected(this.deviceId, this.id);
+    if (this.connected) {
+      this.host.presence.disconnected(this.deviceId, this.id);
+      this.leaving = this.host.ctx.quietDevices.reading([this.deviceId]);
+    }
     void this.serial(() => Promise.resolve()).then(() => {
+      this.leave();
       this.host.onSettled(this);
       this.resolveEnded();
     });
+  }
+
+  /** The session's work is done: leave the device quiet if it has nothing to resume. */
+  private leave(): void {
+    const read = this.leaving;
+    if (read === undefined) return;
+    if (this.unacked !== undefined) return this.host.leftUnacked(this.deviceId);
+    if (this.ready && this.resumed && !this.wantDelivery)
+      this.host.ctx.quietDevices.read(this.deviceId, read, true);
   }
 
   idle(): boolean {
@@ -451,6 +485,7 @@ class Session implements DeviceSession {
 
   pushDelivered(command: CommandRecord): void {
     if (this.writable()) this.push([command]);
+    else (this.unacked ??= new Set()).add(command.commandId); // not written: left unacked
   }
 
   wake(): void {

@@ -7,8 +7,10 @@
  * lost keeps nothing until it holds again, and one that goes quiet without an error serves
  * nothing from memory once its own announcements stop coming back; and an unchanged poll
  * answered from memory runs
- * no statement but the nonce's; a device read cold on its upgrade with no command waiting
- * says hello without a statement of its commands, unless a command was created meanwhile. (Devices have no disabled state: deletion is how one is
+ * no statement but the nonce's; a device read cold on its upgrade with no command waiting,
+ * or whose last session on the gateway left nothing to resume, says hello without a
+ * statement of its commands, unless a command was created meanwhile; and a command pushed
+ * and left unacked, on either gateway, is pushed again on the next hello. (Devices have no disabled state: deletion is how one is
  * shut out, and a PATCH of its type is the change of its registry row tested here.)
  */
 import { mkdtempSync } from 'node:fs';
@@ -497,6 +499,128 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     } finally {
       touched.mockRestore();
       await device.close();
+    }
+  });
+
+  /** A DIAGNOSTIC command for `deviceId` created through B (so B pushes it if it can). */
+  const createOnB = async (deviceId: string) => {
+    const created = await b.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/devices/${deviceId}/commands`,
+      headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
+      payload: json({ command_type: 'DIAGNOSTIC', payload: { checks: ['link'] } }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    return created.json<{ command_id: string; status: string }>();
+  };
+
+  /** `deviceId`'s socket on `base`, past its hello. */
+  const helloed = async (base: string, deviceId: string, secret: string) => {
+    const device = await connectDevice(base, deviceId, secret);
+    device.send({ type: 'hello' });
+    await device.next('welcome');
+    return device;
+  };
+
+  /** Close `device` and wait until B's session of it has left the device quiet. */
+  const leaveQuietOnB = async (
+    device: Awaited<ReturnType<typeof connectDevice>>,
+    deviceId: string,
+  ) => {
+    const read = vi.spyOn(b.context.quietDevices, 'read');
+    try {
+      await device.close();
+      await vi.waitFor(() => expect(read).toHaveBeenCalledWith(deviceId, expect.any(Number), true));
+    } finally {
+      read.mockRestore();
+    }
+  };
+
+  it('says hello again without a statement of its commands after a session that left nothing to resume', async () => {
+    const deviceId = 'cache-left-quiet-1';
+    const secret = await registeredOnB(deviceId);
+    // a session that was pushed a command and acked it
+    const first = await helloed(bUrl, deviceId, secret);
+    const pushed = await createOnB(deviceId);
+    expect(pushed.status).toBe('DELIVERED');
+    expect(await first.next('command')).toMatchObject({
+      command: { command_id: pushed.command_id },
+    });
+    first.send({ type: 'ack', command_id: pushed.command_id, status: 'EXECUTED' });
+    expect(await first.next('acked')).toMatchObject({ command_id: pushed.command_id });
+    await leaveQuietOnB(first, deviceId);
+
+    // B keeps and uses nothing while it cannot vouch that it hears changes in time: only a
+    // reconnect during which B vouched throughout counts
+    let again: Awaited<ReturnType<typeof connectDevice>> | undefined;
+    bStatements.length = 0;
+    const held = await trustHeld(b, async () => {
+      again = await helloed(bUrl, deviceId, secret);
+    });
+    try {
+      if (held) expect(bStatements.filter((s) => s.includes('device_commands'))).toEqual([]);
+      // and the session is idle at once: a new command is created DELIVERED and pushed
+      const next = await createOnB(deviceId);
+      expect(next.status).toBe('DELIVERED');
+      expect(await again!.next('command')).toMatchObject({
+        command: { command_id: next.command_id },
+      });
+    } finally {
+      await again?.close();
+    }
+  });
+
+  it('pushes again on the next hello a command its previous session pushed and the device did not ack', async () => {
+    const deviceId = 'cache-left-unacked-1';
+    const secret = await registeredOnB(deviceId);
+    const touched = vi.spyOn(b.context.quietDevices, 'touched');
+    const first = await helloed(bUrl, deviceId, secret);
+    const pushed = await createOnB(deviceId);
+    expect(await first.next('command')).toMatchObject({
+      command: { command_id: pushed.command_id },
+    });
+    touched.mockClear();
+    await first.close(); // without the ack
+    // the session says it left a command unacked: B hears its own notification
+    await vi.waitFor(() => expect(touched).toHaveBeenCalledWith(deviceId));
+    touched.mockRestore();
+    const again = await helloed(bUrl, deviceId, secret);
+    try {
+      expect(await again.next('command')).toMatchObject({
+        command: { command_id: pushed.command_id },
+      });
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('pushes again on the next hello a command another gateway pushed and the device did not ack', async () => {
+    const deviceId = 'cache-left-unacked-2';
+    const secret = await registeredOnB(deviceId);
+    // B's session ends with nothing to resume: B holds the device quiet
+    await leaveQuietOnB(await helloed(bUrl, deviceId, secret), deviceId);
+    // the device goes to A, is pushed a command there and leaves without acking it
+    const onA = await helloed(a.url, deviceId, secret);
+    const created = await admin(`/api/v1/devices/${deviceId}/commands`, {
+      method: 'POST',
+      body: json({ command_type: 'DIAGNOSTIC', payload: { checks: ['link'] } }),
+    });
+    expect(created.status).toBe(201);
+    const pushed = (await created.json()) as { command_id: string; status: string };
+    expect(pushed.status).toBe('DELIVERED'); // A's own push: no notification for B
+    expect(await onA.next('command')).toMatchObject({ command: { command_id: pushed.command_id } });
+    const touched = vi.spyOn(b.context.quietDevices, 'touched');
+    await onA.close();
+    // A tells the gateways that the device left a command unacked; B drops its entry
+    await vi.waitFor(() => expect(touched).toHaveBeenCalledWith(deviceId));
+    touched.mockRestore();
+    const back = await helloed(bUrl, deviceId, secret);
+    try {
+      expect(await back.next('command')).toMatchObject({
+        command: { command_id: pushed.command_id },
+      });
+    } finally {
+      await back.close();
     }
   });
 
