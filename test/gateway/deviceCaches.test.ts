@@ -428,6 +428,18 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     return secret;
   };
 
+  /** A DIAGNOSTIC command for `deviceId` created through B (so B pushes it if it can). */
+  const createOnB = async (deviceId: string) => {
+    const created = await b.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/devices/${deviceId}/commands`,
+      headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
+      payload: json({ command_type: 'DIAGNOSTIC', payload: { checks: ['link'] } }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    return created.json<{ command_id: string; status: string }>();
+  };
+
   it('opens the socket of a device with nothing to resume without a statement of its commands', async () => {
     // B keeps and uses nothing while it cannot vouch that it hears changes in time (its own
     // announcements late by more than 2 s, as on a loaded machine): a handshake then reads
@@ -463,16 +475,10 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
         ),
       ).toEqual([]);
       // and the session is idle at once: a new command is created DELIVERED and pushed
-      const created = await b.context.app.inject({
-        method: 'POST',
-        url: `/api/v1/devices/${deviceId}/commands`,
-        headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
-        payload: json({ command_type: 'DIAGNOSTIC', payload: { checks: ['link'] } }),
-      });
-      expect(created.statusCode, created.body).toBe(201);
-      expect(created.json()).toMatchObject({ status: 'DELIVERED' });
+      const created = await createOnB(deviceId);
+      expect(created.status).toBe('DELIVERED');
       expect(await device.next('command')).toMatchObject({
-        command: { command_id: created.json<{ command_id: string }>().command_id },
+        command: { command_id: created.command_id },
       });
     } finally {
       await device.close();
@@ -501,18 +507,6 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
       await device.close();
     }
   });
-
-  /** A DIAGNOSTIC command for `deviceId` created through B (so B pushes it if it can). */
-  const createOnB = async (deviceId: string) => {
-    const created = await b.context.app.inject({
-      method: 'POST',
-      url: `/api/v1/devices/${deviceId}/commands`,
-      headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
-      payload: json({ command_type: 'DIAGNOSTIC', payload: { checks: ['link'] } }),
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    return created.json<{ command_id: string; status: string }>();
-  };
 
   /** `deviceId`'s socket on `base`, past its hello. */
   const helloed = async (base: string, deviceId: string, secret: string) => {
@@ -570,28 +564,41 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     }
   });
 
+  /**
+   * Close `device` without acking `commandId`, wait until B hears that the device has
+   * something to resume, and expect B to push the command again on the device's next hello.
+   */
+  const expectPushedAgainOnB = async (
+    device: Awaited<ReturnType<typeof connectDevice>>,
+    deviceId: string,
+    secret: string,
+    commandId: string,
+  ) => {
+    const touched = vi.spyOn(b.context.quietDevices, 'touched');
+    try {
+      await device.close();
+      await vi.waitFor(() => expect(touched).toHaveBeenCalledWith(deviceId));
+    } finally {
+      touched.mockRestore();
+    }
+    const again = await helloed(bUrl, deviceId, secret);
+    try {
+      expect(await again.next('command')).toMatchObject({ command: { command_id: commandId } });
+    } finally {
+      await again.close();
+    }
+  };
+
   it('pushes again on the next hello a command its previous session pushed and the device did not ack', async () => {
     const deviceId = 'cache-left-unacked-1';
     const secret = await registeredOnB(deviceId);
-    const touched = vi.spyOn(b.context.quietDevices, 'touched');
     const first = await helloed(bUrl, deviceId, secret);
     const pushed = await createOnB(deviceId);
     expect(await first.next('command')).toMatchObject({
       command: { command_id: pushed.command_id },
     });
-    touched.mockClear();
-    await first.close(); // without the ack
     // the session says it left a command unacked: B hears its own notification
-    await vi.waitFor(() => expect(touched).toHaveBeenCalledWith(deviceId));
-    touched.mockRestore();
-    const again = await helloed(bUrl, deviceId, secret);
-    try {
-      expect(await again.next('command')).toMatchObject({
-        command: { command_id: pushed.command_id },
-      });
-    } finally {
-      await again.close();
-    }
+    await expectPushedAgainOnB(first, deviceId, secret, pushed.command_id);
   });
 
   it('pushes again on the next hello a command another gateway pushed and the device did not ack', async () => {
@@ -609,19 +616,8 @@ describe.skipIf(!postgres)('device caches across two gateways on PostgreSQL', ()
     const pushed = (await created.json()) as { command_id: string; status: string };
     expect(pushed.status).toBe('DELIVERED'); // A's own push: no notification for B
     expect(await onA.next('command')).toMatchObject({ command: { command_id: pushed.command_id } });
-    const touched = vi.spyOn(b.context.quietDevices, 'touched');
-    await onA.close();
     // A tells the gateways that the device left a command unacked; B drops its entry
-    await vi.waitFor(() => expect(touched).toHaveBeenCalledWith(deviceId));
-    touched.mockRestore();
-    const back = await helloed(bUrl, deviceId, secret);
-    try {
-      expect(await back.next('command')).toMatchObject({
-        command: { command_id: pushed.command_id },
-      });
-    } finally {
-      await back.close();
-    }
+    await expectPushedAgainOnB(onA, deviceId, secret, pushed.command_id);
   });
 
   it('keeps nothing while its LISTEN connection is lost, and caches again once it is back', async () => {
