@@ -136,6 +136,12 @@ export interface RuntimeOptions {
    */
   stepDurability?: StepDurability;
   /**
+   * How long `boundaries` holds an intermediate step's commit at most before it writes it on
+   * its own (default 50 ms): a step that takes longer than this does not keep the steps
+   * before it from the database.
+   */
+  stepHoldMs?: number;
+  /**
    * Run ASYNC and PARALLEL tasks in this process as soon as they are dispatched (default
    * true). Set false when separate workers (`saffron worker`, {@link Runtime.work}) run them.
    */
@@ -253,8 +259,16 @@ export interface Runtime {
 /** Longest wait before a draining `runUntilSettled` looks for a new timeout of its workflow. */
 const TIMEOUT_POLL_MS = 1000;
 
+/** The longest delay a Node timer keeps (a larger one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Create a runtime over `options.store`. */
 export function createRuntime(options: RuntimeOptions): Runtime {
+  const hold = options.stepHoldMs;
+  if (hold !== undefined && !(Number.isInteger(hold) && hold > 0 && hold <= MAX_TIMER_MS))
+    throw new RangeError(
+      `stepHoldMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${hold}`,
+    );
   const modelsDir = options.inference?.modelsDir ?? process.env.SAFFRON_MODELS_DIR;
   const inference = createModelRegistry({
     ...options.inference,
@@ -306,7 +320,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       options.maxCommitBatch,
       undefined,
       options.stepDurability,
-      undefined,
+      options.stepHoldMs,
       sink && ((plans) => sink.committed(plans)),
     ),
     driveChildren: options.driveChildren ?? true,

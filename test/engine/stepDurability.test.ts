@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createGroupCommitQueue,
+  HOLD_MS,
   type StepDurability,
 } from '../../actors/runtime/groupCommitQueue.js';
 import { newPlan } from '../../actors/runtime/commitPlan.js';
@@ -145,12 +146,16 @@ describe('step durability on SQLite', () => {
   beforeEach(async () => {
     handle = await openWithSchema(sqlite);
   });
-  /** A runtime with `boundaries` over the test store, its transactions' flushes recorded. */
-  const boundaries = () => {
+  /**
+   * A runtime with `boundaries` over a store that records its flushes. The hold window is
+   * longer than any pause between steps on a loaded machine, so what a test sees written is
+   * what the boundaries wrote, not the clock; the test of the window passes the default.
+   */
+  const boundaries = (stepHoldMs = 60_000) => {
     const spy = recording(handle.store);
     return {
       spy,
-      rt: engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries' }),
+      rt: engineFor({ ...handle, store: spy.store }, { stepDurability: 'boundaries', stepHoldMs }),
     };
   };
   /** A FLOW workflow, created and not run (the runtime that created it is closed). */
@@ -315,7 +320,7 @@ describe('step durability on SQLite', () => {
   });
 
   it('boundaries: a step that takes long does not keep the steps before it from the database', async () => {
-    const { spy, rt } = boundaries();
+    const { spy, rt } = boundaries(HOLD_MS);
     const running = rt.start(await definition(SLOW_SECOND));
     // the creation and step one's commit are held while step two sleeps, and written when
     // the window ends
@@ -338,6 +343,13 @@ describe('step durability on SQLite', () => {
     expect(done.state).toMatchObject({ visited: ['one', 'three'], slept: ['two'] });
     expect(spy.flushes).toEqual(['durable', 'durable']);
     await rt.close();
+  });
+
+  it('a hold window that is not a whole number of milliseconds a timer can keep is refused', () => {
+    for (const stepHoldMs of [0, -5, 1.5, Number.NaN, 2 ** 31])
+      expect(() => engineFor(handle, { stepDurability: 'boundaries', stepHoldMs })).toThrow(
+        /stepHoldMs must be a whole number of milliseconds from 1 to 2147483647/,
+      );
   });
 
   it('boundaries: a start with an idempotency key, or not driven, flushes its creation on its own', async () => {

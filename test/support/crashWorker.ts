@@ -20,7 +20,9 @@ const store = await openStore(location);
 const runtime = createRuntime({
   store,
   stepsRoot: ENGINE_STEPS,
-  ...(durability ? { stepDurability: durability } : {}),
+  // a hold longer than any pause between steps on a loaded machine: what is held is written
+  // with the end, or lost with the process, never by the clock
+  ...(durability ? { stepDurability: durability, stepHoldMs: 60_000 } : {}),
   faults: (at, where) => {
     if (at === point && where.stepName === step) process.kill(process.pid, 'SIGKILL');
   },
