@@ -39,7 +39,10 @@
  *   device sockets on their usual paths, with `challenge-ws`'s handshake and then the
  *   protocol's heartbeats (the gateway's cadence: each socket visited once per 30 s by a
  *   shared timer wheel, sent a `heartbeat` when quiet for half of that, dropped after three
- *   silent intervals), so that it can push beside a fleet as the gateway does.
+ *   silent intervals), so that it can push beside a fleet as the gateway does. With
+ *   `audited`, the command rows floor: the same server, whose two commits are the gateway's
+ *   own statements for one command — its creation, DELIVERED with its audit rows and the
+ *   device row share-locked, and its ack, EXECUTED with its audit row — instead of a bare row.
  *
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
@@ -60,6 +63,9 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createGateway, loadKeyring } from '../../gateway/index.js';
+import { ackCommands } from '../../gateway/commands/store/commands/ackCommands.js';
+import type { CommandActor } from '../../gateway/commands/store/commands/command.js';
+import { insertCommands } from '../../gateway/commands/store/commands/insertCommand.js';
 import { createTickWheel } from '../../gateway/link/tickWheel.js';
 import {
   newSocketChallenge,
@@ -69,7 +75,7 @@ import {
 } from '../../runtime/crypto/index.js';
 import { asCloud, openStore } from '../../runtime/store/index.js';
 import { serveParent, settledMemory } from './child.js';
-import { deviceSecretOf, socketPathOf } from './fleet.js';
+import { deviceIdOf, deviceSecretOf, socketPathOf } from './fleet.js';
 
 /** What a server process runs. */
 export type ServerSpec =
@@ -98,6 +104,8 @@ export type ServerSpec =
       poolSize: number;
       /** Also hold idle device sockets (the `challenge-ws` handshake on their usual paths). */
       benchKey: string;
+      /** Commit the command's own rows with the gateway's statements, not one bare row each. */
+      audited?: boolean;
     };
 
 const HOST = '127.0.0.1';
@@ -431,6 +439,93 @@ const schemaPool = (spec: { databaseUrl: string; schema: string; poolSize: numbe
     options: `-c search_path=${spec.schema}`,
   });
 
+/** The two commits of the durable push floor, for command `seq` of device number `n`. */
+interface FloorCommits {
+  /** Before the command is pushed: it exists. */
+  created(n: string, seq: number): Promise<unknown>;
+  /** Before the ack is answered: it was executed. */
+  executed(n: string, seq: number): Promise<unknown>;
+}
+
+type FloorSpec = Extract<ServerSpec, { kind: 'durable-ws' }>;
+
+/** One bare row per commit, autocommitted from a pool: the least a durable commit costs. */
+async function bareRows(spec: FloorSpec): Promise<FloorCommits> {
+  const pool = schemaPool(spec);
+  await pool.query(
+    'CREATE TABLE IF NOT EXISTS bench_push_floor (id bigserial PRIMARY KEY, seq int, kind text, at timestamptz DEFAULT now())',
+  );
+  const commit = (seq: number, kind: string) =>
+    pool.query('INSERT INTO bench_push_floor (seq, kind) VALUES ($1, $2)', [seq, kind]);
+  return {
+    created: (_n, seq) => commit(seq, 'post'),
+    executed: (_n, seq) => commit(seq, 'ack'),
+  };
+}
+
+/**
+ * The command's own rows, written by the gateway's statements (one creation, one ack, each a
+ * group of one): the device row share-locked, the command created DELIVERED with its
+ * COMMAND_CREATED and COMMAND_DELIVERED audit rows; then updated EXECUTED with its audit row
+ * — what the guarantees write for a push, with none of the gateway's other work around it.
+ */
+async function commandRows(spec: FloorSpec): Promise<FloorCommits> {
+  const store = asCloud(
+    await openStore(spec.databaseUrl, {
+      postgres: {
+        schema: spec.schema,
+        maxConnections: spec.poolSize,
+        applicationName: 'bench-command-rows',
+      },
+    }),
+  );
+  const operator: CommandActor = { actor: 'admin', role: 'admin', sourceIp: HOST };
+  const gateway: CommandActor = { actor: 'gateway:floor', role: 'system' };
+  // the command each push created, by its sequence number, until it is acked
+  const open = new Map<number, string>();
+  return {
+    created: async (n, seq) => {
+      const commandId = randomUUID();
+      const deviceId = deviceIdOf(Number(n));
+      const [command] = await insertCommands(
+        store,
+        [
+          {
+            command: {
+              commandId,
+              deviceId,
+              commandType: 'UPDATE_CONFIG',
+              payload: { reason: `bench ${seq}` },
+              maxRetries: 3,
+              expiresAt: null,
+            },
+            actor: operator,
+            deliverer: gateway,
+          },
+        ],
+        'floor',
+        new Date(),
+      );
+      if (!command) throw new Error(`no device ${deviceId}`);
+      open.set(seq, commandId);
+    },
+    executed: async (n, seq) => {
+      const commandId = open.get(seq);
+      if (commandId === undefined) throw new Error(`no command ${seq} open`);
+      open.delete(seq);
+      const deviceId = deviceIdOf(Number(n));
+      const [outcome] = await ackCommands(store, [
+        {
+          ack: { deviceId, commandId, status: 'EXECUTED' },
+          actor: { actor: deviceId, role: 'device', sourceIp: HOST },
+          now: new Date(),
+        },
+      ]);
+      if (outcome?.kind !== 'acked') throw new Error(`command ${seq}: ${outcome?.kind}`);
+    },
+  };
+}
+
 async function start(
   spec: ServerSpec,
 ): Promise<{ url: string; connections: () => number | Promise<number> }> {
@@ -474,12 +569,7 @@ async function start(
       return { url: await listen(server), connections: () => wss.clients.size };
     }
     case 'durable-ws': {
-      const pool = schemaPool(spec);
-      await pool.query(
-        'CREATE TABLE IF NOT EXISTS bench_push_floor (id bigserial PRIMARY KEY, seq int, kind text, at timestamptz DEFAULT now())',
-      );
-      const commit = (seq: number, kind: string) =>
-        pool.query('INSERT INTO bench_push_floor (seq, kind) VALUES ($1, $2)', [seq, kind]);
+      const commits = spec.audited ? await commandRows(spec) : await bareRows(spec);
       // the device sockets by device number
       const devices = new Map<string, WebSocket>();
       const server = createServer((request, response) => {
@@ -489,7 +579,7 @@ async function start(
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
           const { seq } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { seq: number };
-          void commit(seq, 'post').then(
+          void commits.created(n, seq).then(
             () => {
               devices.get(n)?.send(JSON.stringify({ type: 'command', seq }));
               response
@@ -515,7 +605,7 @@ async function start(
           });
           ws.on('message', (data: Buffer) => {
             const { seq } = JSON.parse(data.toString('utf8')) as { seq: number };
-            void commit(seq, 'ack').then(
+            void commits.executed(n, seq).then(
               () => ws.send(JSON.stringify({ type: 'acked', seq })),
               (error: unknown) => ws.close(1011, String(error).slice(0, 100)),
             );
