@@ -801,27 +801,40 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.baselines.durable_push_floor_cpu_ms_server = floorCpu.process;
       result.baselines.durable_push_floor_cpu_ms_postgres = floorCpu.postgres;
     }
-    const floorStep = (step: EchoResult, cpu: PushStep['cpu'] | undefined): PushStep => ({
-      rttP50: step.p50,
-      rttP99: step.p99,
-      completedPerS: step.completedPerS,
-      cpu: cpu ?? null,
-    });
-    const floorMax = await maxPushRate(
-      s.rate,
-      floorStep(floor, floorCpu),
-      async (rate) => {
-        const count = Math.max(2000, rate * PUSH_STEP_SECONDS);
-        const { value, cpu } = await withServerCost(durable.child, count, () =>
-          floorPush(rate, count),
-        );
-        return floorStep(value, cpu);
-      },
+    // the highest rate a floor server keeps, searched from its measurement at the offered rate
+    const floorMaxRate = (
+      child: Child,
+      push: (rate: number, count: number) => Promise<EchoResult>,
+      base: EchoResult,
+      baseCpu: PushStep['cpu'] | undefined,
+      who: string,
+    ) => {
+      const floorStep = (step: EchoResult, cpu: PushStep['cpu'] | undefined): PushStep => ({
+        rttP50: step.p50,
+        rttP99: step.p99,
+        completedPerS: step.completedPerS,
+        cpu: cpu ?? null,
+      });
+      return maxPushRate(
+        s.rate,
+        floorStep(base, baseCpu),
+        async (rate) => {
+          const count = Math.max(2000, rate * PUSH_STEP_SECONDS);
+          const { value, cpu } = await withServerCost(child, count, () => push(rate, count));
+          return floorStep(value, cpu);
+        },
+        who,
+        progress,
+        result.notes,
+      );
+    };
+    result.baselines.durable_push_floor_max_rate_per_s = await floorMaxRate(
+      durable.child,
+      floorPush,
+      floor,
+      floorCpu,
       'durable push floor',
-      progress,
-      result.notes,
     );
-    result.baselines.durable_push_floor_max_rate_per_s = floorMax;
     progress(`baseline: the durable push floor beside ${s.connections} idle device sockets`);
     const floorFleet = await measureIdle({
       server: durable.child,
@@ -890,19 +903,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       result.notes.push(
         `command rows push floor: ${rowsAt.completed} of ${s.commands} commands completed; percentiles over the completed`,
       );
-    result.baselines.command_rows_push_floor_max_rate_per_s = await maxPushRate(
-      s.rate,
-      floorStep(rowsAt, rowsCpu),
-      async (rate) => {
-        const count = Math.max(2000, rate * PUSH_STEP_SECONDS);
-        const { value, cpu } = await withServerCost(rowsFloor.child, count, () =>
-          rowsPush(rate, count),
-        );
-        return floorStep(value, cpu);
-      },
+    result.baselines.command_rows_push_floor_max_rate_per_s = await floorMaxRate(
+      rowsFloor.child,
+      rowsPush,
+      rowsAt,
+      rowsCpu,
       'command rows push floor',
-      progress,
-      result.notes,
     );
     stop(rowsFloor.child);
 

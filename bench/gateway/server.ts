@@ -439,6 +439,17 @@ const schemaPool = (spec: { databaseUrl: string; schema: string; poolSize: numbe
     options: `-c search_path=${spec.schema}`,
   });
 
+/** A cloud store over the benchmark's schema, its pool as large as the spec says. */
+const schemaStore = async (
+  spec: { databaseUrl: string; schema: string; poolSize: number },
+  applicationName: string,
+) =>
+  asCloud(
+    await openStore(spec.databaseUrl, {
+      postgres: { schema: spec.schema, maxConnections: spec.poolSize, applicationName },
+    }),
+  );
+
 /** The two commits of the durable push floor, for command `seq` of device number `n`. */
 interface FloorCommits {
   /** Before the command is pushed: it exists. */
@@ -470,15 +481,7 @@ async function bareRows(spec: FloorSpec): Promise<FloorCommits> {
  * — what the guarantees write for a push, with none of the gateway's other work around it.
  */
 async function commandRows(spec: FloorSpec): Promise<FloorCommits> {
-  const store = asCloud(
-    await openStore(spec.databaseUrl, {
-      postgres: {
-        schema: spec.schema,
-        maxConnections: spec.poolSize,
-        applicationName: 'bench-command-rows',
-      },
-    }),
-  );
+  const store = await schemaStore(spec, 'bench-command-rows');
   const operator: CommandActor = { actor: 'admin', role: 'admin', sourceIp: HOST };
   const gateway: CommandActor = { actor: 'gateway:floor', role: 'system' };
   // the command each push created, by its sequence number, until it is acked
@@ -531,15 +534,7 @@ async function start(
 ): Promise<{ url: string; connections: () => number | Promise<number> }> {
   switch (spec.kind) {
     case 'saffron': {
-      const store = asCloud(
-        await openStore(spec.databaseUrl, {
-          postgres: {
-            schema: spec.schema,
-            maxConnections: spec.poolSize,
-            applicationName: 'bench-gateway',
-          },
-        }),
-      );
+      const store = await schemaStore(spec, 'bench-gateway');
       const keys = loadKeyring(mkdtempSync(join(tmpdir(), 'saffron-bench-keys-')), {
         SAFFRON_SIGNING_KEY: spec.signingKeyPem,
         SAFFRON_MASTER_KEY: spec.masterKeyHex,
