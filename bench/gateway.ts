@@ -877,40 +877,61 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       );
     stop(durable.child);
 
-    const rowsFloor = await start({
-      kind: 'durable-ws',
-      databaseUrl: url,
-      schema,
-      poolSize: GATEWAY_POOL,
-      benchKey,
-      audited: true,
-    });
-    progress(
-      `baseline: the floor with the command's own rows (the gateway's two statements), ${s.commands} at ${s.rate}/s`,
-    );
-    const rowsPush = (rate: number, count: number) =>
-      measureDurableFloor({ url: rowsFloor.url, sockets: PUSH_DEVICES, count, rate });
-    const { value: rowsAt, cpu: rowsCpu } = await withServerCost(rowsFloor.child, s.commands, () =>
-      rowsPush(s.rate, s.commands),
-    );
-    result.baselines.command_rows_push_floor_rtt_p50_ms = round(rowsAt.p50);
-    result.baselines.command_rows_push_floor_rtt_p99_ms = round(rowsAt.p99);
-    if (rowsCpu) {
-      result.baselines.command_rows_push_floor_cpu_ms_server = rowsCpu.process;
-      result.baselines.command_rows_push_floor_cpu_ms_postgres = rowsCpu.postgres;
-    }
-    if (rowsAt.completed < s.commands)
-      result.notes.push(
-        `command rows push floor: ${rowsAt.completed} of ${s.commands} commands completed; percentiles over the completed`,
+    // a floor writing the command's own rows, measured at the offered rate and searched
+    const rowsFloor = async (grouped: boolean, key: string, who: string) => {
+      const floorServer = await start({
+        kind: 'durable-ws',
+        databaseUrl: url,
+        schema,
+        poolSize: GATEWAY_POOL,
+        benchKey,
+        audited: true,
+        grouped,
+      });
+      progress(`baseline: the ${who}, ${s.commands} at ${s.rate}/s`);
+      const push = (rate: number, count: number) =>
+        measureDurableFloor({ url: floorServer.url, sockets: PUSH_DEVICES, count, rate });
+      const before = await statementsOf(floorServer.child);
+      const { value: at, cpu } = await withServerCost(floorServer.child, s.commands, () =>
+        push(s.rate, s.commands),
       );
-    result.baselines.command_rows_push_floor_max_rate_per_s = await floorMaxRate(
-      rowsFloor.child,
-      rowsPush,
-      rowsAt,
-      rowsCpu,
-      'command rows push floor',
+      result.baselines[`${key}_rtt_p50_ms`] = round(at.p50);
+      result.baselines[`${key}_rtt_p99_ms`] = round(at.p99);
+      if (cpu) {
+        result.baselines[`${key}_cpu_ms_server`] = cpu.process;
+        result.baselines[`${key}_cpu_ms_postgres`] = cpu.postgres;
+      }
+      result.baselines[`${key}_db_statements_per_push`] = perItem(
+        before,
+        await statementsOf(floorServer.child),
+        at.completed,
+      );
+      progress(
+        `  p50 ${at.p50.toFixed(1)} ms, p99 ${at.p99.toFixed(1)} ms, ${Math.round(at.completedPerS)} completed/s`,
+      );
+      if (at.completed < s.commands)
+        result.notes.push(
+          `${who}: ${at.completed} of ${s.commands} commands completed; percentiles over the completed`,
+        );
+      result.baselines[`${key}_max_rate_per_s`] = await floorMaxRate(
+        floorServer.child,
+        push,
+        at,
+        cpu,
+        who,
+      );
+      stop(floorServer.child);
+    };
+    await rowsFloor(
+      false,
+      'command_rows_push_floor',
+      "floor with the command's own rows (the gateway's two statements)",
     );
-    stop(rowsFloor.child);
+    await rowsFloor(
+      true,
+      'grouped_rows_push_floor',
+      "floor with the command's own rows in the gateway's group commit",
+    );
 
     const bareEtag = '"bench-config-etag"';
     const bare = await start({ kind: 'bare-fastify', etag: bareEtag });
@@ -1090,6 +1111,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         result.baselines.command_rows_push_floor_max_rate_per_s,
       ],
       [
+        'push_rtt_p99_vs_grouped_rows_floor',
+        result.metrics.push_rtt_p99_ms,
+        result.baselines.grouped_rows_push_floor_rtt_p99_ms,
+      ],
+      [
+        'push_max_rate_vs_grouped_rows_floor',
+        result.metrics.push_max_rate_per_s,
+        result.baselines.grouped_rows_push_floor_max_rate_per_s,
+      ],
+      [
         'command_rows_floor_max_rate_vs_durable_floor',
         result.baselines.command_rows_push_floor_max_rate_per_s,
         result.baselines.durable_push_floor_max_rate_per_s,
@@ -1109,6 +1140,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `durable_push_floor_rtt_*: the same paced rate over the same transports — the operator's HTTP POST (same keep-alive client) to a bare node http server (no fastify) that commits one row (autocommit, pool of ${GATEWAY_POOL}) before pushing the command on the device's bare ws socket and answering 201, and one before answering each ack — the two commits of a push round trip and nothing else; the push goal of ${PUSH_P99_GOAL_MS} ms p99 is reachable only if this floor is well below it`,
       `push_max_rate_per_s / durable_push_floor_max_rate_per_s: the highest offered rate, in steps doubling from the ${s.rate}/s offered (halving from it, down to ${PUSH_MIN_SEARCH_RATE}/s, when that one misses), that completes ≥ 99 % of the rate with round-trip p99 ≤ ${PUSH_P99_GOAL_MS} ms (0: none did), each step at least 2,000 commands; their ratio is the share of the floor's capacity at that latency the gateway keeps, which unlike a fixed rate carries over between machines; each step searched is noted with its p50, p99 and CPU per command (of the server process and of PostgreSQL, its warm-up round included): a machine that runs code slower when it comes to it cold — as it does between commands far apart — makes a command cost more CPU at a low rate than at a high one, and a server that runs more code per command pays more of that`,
       `command_rows_push_floor_*: the durable push floor's server and transports, its two commits made by the gateway's own statements instead of one bare row each — the creation (the device row share-locked, the command created DELIVERED with its COMMAND_CREATED and COMMAND_DELIVERED audit rows) and the ack (the command locked and updated EXECUTED with its audit row), each a group of one, from a pool of ${GATEWAY_POOL} — and nothing else of Saffron (no fastify, authentication, validation, approval gate, command signature or session); its highest rate is searched as the others'; command_rows_floor_max_rate_vs_durable_floor is what the rows the guarantees write (each change audited in its transaction, the device locked against deletion) leave of the bare floor's capacity at ${PUSH_P99_GOAL_MS} ms, and push_max_rate_vs_command_rows_floor what the gateway's own work around those statements leaves of that`,
+      `grouped_rows_push_floor_*: the command rows floor with its creations and acks written through the gateway's own group commit (gateway/link/commandGroups.ts: what arrives while a group is written goes together in the next, one statement per group and kind, one group of each in flight) instead of one statement per command — the gateway's statements and their grouping on the bare transports, nothing else of Saffron; push_rtt_p99_vs_grouped_rows_floor and push_max_rate_vs_grouped_rows_floor are what the gateway's own code (fastify, authentication, validation, approval gate, command signature, session) costs the push beside the same writes; *_db_statements_per_push: statements the floor server sent per command completed, as the gateway's are counted`,
       "handshake_floor_*: the same clients and connections against a bare ws server (no fastify, no database) doing only the device protocol's work: verify the signed upgrade with the device's secret, send a random challenge, verify the hello's proof (same runtime/crypto functions), answer a welcome of the gateway's shape — what a connect costs before anything of Saffron (admission, authentication's caches, rate limits, sessions, presence, delivery)",
       "durable_handshake_floor_*: the handshake floor plus the database work of a device's first handshake with a gateway that reads each device's row as it arrives (the gateway reads the devices most recently seen ahead as it starts, and so skips most of those reads), and nothing else of Saffron: the device's row read before its signature is checked (its sealed secrets and whether commands wait for it; reads arriving together share one statement, one in flight at a time, after a 2 ms gather, as the gateway's credential reads), and the device recorded ONLINE with its last_seen once proven (OFFLINE when it goes), written behind every 250 ms in one statement — no actor snapshot, webhook event, admission, rate limit or delivery; durable_handshake_floor_vs_raw_ws is how much of the goal's baseline a durable gateway that reads each device as it arrives can reach on this machine, and connects_vs_durable_handshake_floor how Saffron compares with it",
       'connect_cpu_ms_* / raw_ws_connect_cpu_ms_* / handshake_floor_connect_cpu_ms_* / durable_handshake_floor_connect_cpu_ms_*: CPU time per connection over the connect span of the server process, of the client processes (the load generator: signing the upgrade and answering the challenge for Saffron and the handshake floor) and of PostgreSQL (from /proc, Linux only); on 2 cores the clients share the machine with the server',

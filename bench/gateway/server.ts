@@ -43,6 +43,8 @@
  *   `audited`, the command rows floor: the same server, whose two commits are the gateway's
  *   own statements for one command — its creation, DELIVERED with its audit rows and the
  *   device row share-locked, and its ack, EXECUTED with its audit row — instead of a bare row.
+ *   With `grouped` as well, the grouped rows floor: those statements go through the gateway's
+ *   group commit, as the gateway's own do, so what arrives together is written together.
  *
  * Calls: `memory` (after full collections), `connections` (open WebSockets now),
  * `statements` (SQL statements this process has sent to PostgreSQL so far, counted at
@@ -66,6 +68,7 @@ import { createGateway, loadKeyring } from '../../gateway/index.js';
 import { ackCommands } from '../../gateway/commands/store/commands/ackCommands.js';
 import type { CommandActor } from '../../gateway/commands/store/commands/command.js';
 import { insertCommands } from '../../gateway/commands/store/commands/insertCommand.js';
+import { type CommandGroups, createCommandGroups } from '../../gateway/link/commandGroups.js';
 import { createTickWheel } from '../../gateway/link/tickWheel.js';
 import {
   newSocketChallenge,
@@ -106,6 +109,8 @@ export type ServerSpec =
       benchKey: string;
       /** Commit the command's own rows with the gateway's statements, not one bare row each. */
       audited?: boolean;
+      /** With `audited`: through the gateway's group commit, not one statement per command. */
+      grouped?: boolean;
     };
 
 const HOST = '127.0.0.1';
@@ -476,39 +481,41 @@ async function bareRows(spec: FloorSpec): Promise<FloorCommits> {
 
 /**
  * The command's own rows, written by the gateway's statements (one creation, one ack, each a
- * group of one): the device row share-locked, the command created DELIVERED with its
- * COMMAND_CREATED and COMMAND_DELIVERED audit rows; then updated EXECUTED with its audit row
- * — what the guarantees write for a push, with none of the gateway's other work around it.
+ * group of one; with `grouped`, through the gateway's group commit, gateway/link/
+ * commandGroups.ts, with the creations and acks of other devices): the device row
+ * share-locked, the command created DELIVERED with its COMMAND_CREATED and COMMAND_DELIVERED
+ * audit rows; then updated EXECUTED with its audit row — what the guarantees write for a
+ * push, with none of the gateway's other work around it.
  */
 async function commandRows(spec: FloorSpec): Promise<FloorCommits> {
-  const store = await schemaStore(spec, 'bench-command-rows');
+  const store = await schemaStore(spec, spec.grouped ? 'bench-grouped-rows' : 'bench-command-rows');
   const operator: CommandActor = { actor: 'admin', role: 'admin', sourceIp: HOST };
   const gateway: CommandActor = { actor: 'gateway:floor', role: 'system' };
+  const write: Pick<CommandGroups, 'create' | 'ack'> = spec.grouped
+    ? createCommandGroups(store, gateway, 'floor', () => new Date())
+    : {
+        create: async (creation) =>
+          (await insertCommands(store, [creation], 'floor', new Date()))[0],
+        ack: async (request) => (await ackCommands(store, [request]))[0]!,
+      };
   // the command each push created, by its sequence number, until it is acked
   const open = new Map<number, string>();
   return {
     created: async (n, seq) => {
       const commandId = randomUUID();
       const deviceId = deviceIdOf(Number(n));
-      const [command] = await insertCommands(
-        store,
-        [
-          {
-            command: {
-              commandId,
-              deviceId,
-              commandType: 'UPDATE_CONFIG',
-              payload: { reason: `bench ${seq}` },
-              maxRetries: 3,
-              expiresAt: null,
-            },
-            actor: operator,
-            deliverer: gateway,
-          },
-        ],
-        'floor',
-        new Date(),
-      );
+      const command = await write.create({
+        command: {
+          commandId,
+          deviceId,
+          commandType: 'UPDATE_CONFIG',
+          payload: { reason: `bench ${seq}` },
+          maxRetries: 3,
+          expiresAt: null,
+        },
+        actor: operator,
+        deliverer: gateway,
+      });
       if (!command) throw new Error(`no device ${deviceId}`);
       open.set(seq, commandId);
     },
@@ -517,14 +524,12 @@ async function commandRows(spec: FloorSpec): Promise<FloorCommits> {
       if (commandId === undefined) throw new Error(`no command ${seq} open`);
       open.delete(seq);
       const deviceId = deviceIdOf(Number(n));
-      const [outcome] = await ackCommands(store, [
-        {
-          ack: { deviceId, commandId, status: 'EXECUTED' },
-          actor: { actor: deviceId, role: 'device', sourceIp: HOST },
-          now: new Date(),
-        },
-      ]);
-      if (outcome?.kind !== 'acked') throw new Error(`command ${seq}: ${outcome?.kind}`);
+      const outcome = await write.ack({
+        ack: { deviceId, commandId, status: 'EXECUTED' },
+        actor: { actor: deviceId, role: 'device', sourceIp: HOST },
+        now: new Date(),
+      });
+      if (outcome.kind !== 'acked') throw new Error(`command ${seq}: ${outcome.kind}`);
     },
   };
 }
